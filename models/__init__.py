@@ -1,0 +1,1 @@
+"""Data: Beanie documents, pydantic schemas and the PRD's JSON schemas as files."""

@@ -1,0 +1,156 @@
+"""Beanie documents: the collections, their shapes and the indexes their queries need.
+
+Identifiers are deterministic strings (``"<user>:<playlist>"`` …) so that every write names the
+document it touches; that is what lets the embedded store commit exactly the documents a call
+changed, and lets a retry after a crash land on the same document instead of a twin.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from beanie import Document
+from pydantic import BaseModel, Field
+from pymongo import ASCENDING, DESCENDING, IndexModel
+
+
+class ProfilePatch(BaseModel):
+    version: int
+    patch: dict[str, Any]
+    reason: str | None = None
+    source: str
+    applied_at: datetime
+
+
+class ProfileDocument(Document):
+    id: int = Field(alias="_id")  # type: ignore[assignment]
+    user_id: int
+    profile: dict[str, Any] = {}
+    version: int = 0
+    created_at: datetime
+    updated_at: datetime
+    history: list[ProfilePatch] = []
+
+    class Settings:
+        name = "profiles"
+        indexes = [IndexModel([("user_id", ASCENDING)], unique=True, name="user")]
+
+
+class PreferenceEventDocument(Document):
+    id: str = Field(alias="_id")  # type: ignore[assignment]
+    user_id: int
+    type: str
+    source: str
+    payload: dict[str, Any]
+    timestamp: datetime
+    recorded_at: datetime
+
+    class Settings:
+        name = "preference_events"
+        indexes = [IndexModel([("user_id", ASCENDING), ("timestamp", DESCENDING)], name="user_time")]
+
+
+class PlaylistEvent(BaseModel):
+    event_id: str
+    seq: int
+    type: str
+    payload: dict[str, Any]
+    timestamp: datetime
+    recorded_at: datetime
+    client_event_id: str | None = None
+    request_hash: str | None = None
+
+
+class Snapshot(BaseModel):
+    snapshot_id: str
+    seq: int
+    created_at: datetime
+    source: str  # create | periodic | manual
+    track_ids: list[str]
+    meta: dict[str, Any]  # name, description, intent_tags as of this snapshot
+
+
+class PlaylistHistoryBucket(Document):
+    """History, append-only: a snapshot and the events that follow it, up to the next snapshot.
+
+    Inserting the bucket for sequence ``s`` or appending event ``s`` to the open bucket is the
+    commit point of a change; ``_id`` and the unique index make that point single-winner.
+    """
+
+    id: str = Field(alias="_id")  # type: ignore[assignment]
+    user_id: int
+    playlist_id: str
+    base_seq: int
+    last_seq: int
+    start_time: datetime
+    end_time: datetime
+    track_id_volume: int
+    snapshot: Snapshot
+    events: list[PlaylistEvent] = []
+    created: dict[str, Any] | None = None  # bucket 0 only: created_at, seed_context, idempotency
+
+    class Settings:
+        name = "playlist_history"
+        indexes = [
+            IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING), ("base_seq", ASCENDING)],
+                       unique=True, name="user_playlist_seq"),
+            IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING), ("start_time", ASCENDING)],
+                       name="user_playlist_time"),
+            IndexModel([("user_id", ASCENDING), ("events.client_event_id", ASCENDING)],
+                       name="user_client_event", sparse=True),
+        ]
+
+
+class PlaylistDocument(Document):
+    """The fast path: current contents and recent history of one playlist; a projection of the
+    latest history bucket, rolled forward if a crash left it behind."""
+
+    id: str = Field(alias="_id")  # type: ignore[assignment]
+    user_id: int
+    playlist_id: str
+    name: str
+    description: str | None = None
+    intent_tags: list[str] = []
+    seed_context: dict[str, Any] = {}
+    created_at: datetime
+    updated_at: datetime
+    touched_ns: int
+    seq: int
+    track_ids: list[str]
+    latest_snapshot: Snapshot
+    recent_snapshots: list[dict[str, Any]] = []
+    recent_events: list[PlaylistEvent] = []
+
+    class Settings:
+        name = "playlists"
+        indexes = [
+            IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING)], unique=True, name="user_playlist"),
+            IndexModel([("user_id", ASCENDING), ("updated_at", DESCENDING), ("playlist_id", DESCENDING)],
+                       name="user_recent"),
+        ]
+
+
+class IdempotencyRecord(Document):
+    """Claims a key for one request before its commit, so a key can never name two requests."""
+
+    id: str = Field(alias="_id")  # type: ignore[assignment]
+    user_id: int
+    scope: str  # create | mutation
+    key: str
+    request_hash: str
+    playlist_id: str
+    created_at: datetime
+
+    class Settings:
+        name = "idempotency"
+        indexes = [IndexModel([("user_id", ASCENDING)], name="user")]
+
+
+DOCUMENT_MODELS: list[type[Document]] = [
+    ProfileDocument,
+    PreferenceEventDocument,
+    PlaylistDocument,
+    PlaylistHistoryBucket,
+    IdempotencyRecord,
+]

@@ -1,0 +1,1 @@
+"""Behaviour of the taste memory: storage, ledger, profiles, search, export, app assembly, CLI."""

@@ -1,0 +1,181 @@
+"""``memory-service``: serve, seed, export and import. Every flag also reads ``MEMORY_…``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TextColumn
+
+from models.schema_files import seed_profile
+from service.app import ServiceHolder, build_app, running_service
+from service.errors import DataDirectoryLocked, MemoryServiceError
+from service.logging_setup import configure_logging
+from service.settings import Settings
+from service.storage.lockfile import DataDirLock
+
+app = typer.Typer(help="Taste Memory: persistent taste profile and playlist ledger served as MCP tools.",
+                  no_args_is_help=True, add_completion=False)
+err = Console(stderr=True)
+
+DataDir = Annotated[Optional[Path], typer.Option(help="Embedded store directory [env MEMORY_DATA_DIR; default ./data]")]
+MongoUri = Annotated[Optional[str], typer.Option(help="Real MongoDB URI [env MEMORY_MONGODB_URI]")]
+UserId = Annotated[int, typer.Option(min=1, help="User id")]
+
+
+def _settings(**flags: Any) -> Settings:
+    return Settings(**{k: v for k, v in flags.items() if v is not None})
+
+
+def _fail(message: str) -> None:
+    err.print(f"[red]error:[/red] {message}")
+    raise typer.Exit(1)
+
+
+def _check_data_dir(settings: Settings) -> None:
+    if settings.mongodb_uri:
+        return
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    probe = DataDirLock(settings.data_dir)
+    try:
+        probe.acquire()
+    except DataDirectoryLocked as exc:
+        _fail(str(exc))
+    probe.release()
+
+
+@app.command()
+def serve(
+    transport: Annotated[Optional[str], typer.Option(help="sse | streamable-http | stdio [env MEMORY_TRANSPORT; default sse]")] = None,
+    host: Annotated[Optional[str], typer.Option(help="Bind address [env MEMORY_HOST; default 127.0.0.1]")] = None,
+    port: Annotated[Optional[int], typer.Option(help="Port [env MEMORY_PORT; default 8765]")] = None,
+    data_dir: DataDir = None,
+    mongodb_uri: MongoUri = None,
+    tool_names: Annotated[Optional[str], typer.Option(help="plain | dotted [env MEMORY_TOOL_NAMES; default plain]")] = None,
+    log_level: Annotated[Optional[str], typer.Option(help="DEBUG | INFO | WARNING | ERROR [env MEMORY_LOG_LEVEL]")] = None,
+) -> None:
+    """Run the MCP server: SSE at GET /sse + POST /messages/, streamable HTTP at /mcp, or stdio."""
+    try:
+        settings = _settings(transport=transport, host=host, port=port, data_dir=data_dir,
+                             mongodb_uri=mongodb_uri, tool_names=tool_names, log_level=log_level)
+    except ValueError as exc:
+        _fail(str(exc))
+    configure_logging(settings.log_level)
+    _check_data_dir(settings)
+    if settings.transport == "stdio":
+        asyncio.run(_serve_stdio(settings))
+        return
+    if settings.host not in ("127.0.0.1", "localhost", "::1"):
+        logging.getLogger("taste_memory").warning(
+            "listening on %s without authentication: anyone who reaches this port can read and change memory",
+            settings.host,
+        )
+    import uvicorn
+
+    starlette_app, _, _ = build_app(settings)
+    uvicorn.run(starlette_app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(),
+                log_config=None)
+
+
+async def _serve_stdio(settings: Settings) -> None:
+    from tools import create_mcp_server
+
+    holder = ServiceHolder()
+    mcp = create_mcp_server(holder, settings.tool_names)
+    async with running_service(settings, holder):
+        await mcp.run_stdio_async()
+
+
+def _run(settings: Settings, work: Any) -> Any:
+    async def main() -> Any:
+        async with running_service(settings, ServiceHolder()) as service:
+            return await work(service)
+
+    try:
+        return asyncio.run(main())
+    except DataDirectoryLocked as exc:
+        _fail(str(exc))
+    except MemoryServiceError as exc:
+        _fail(exc.message)
+
+
+@app.command()
+def seed(user_id: UserId = 1, data_dir: DataDir = None, mongodb_uri: MongoUri = None) -> None:
+    """Load the PRD §11 example taste profile for a user; a second run changes nothing."""
+    settings = _settings(data_dir=data_dir, mongodb_uri=mongodb_uri)
+    configure_logging("WARNING")
+
+    async def work(service: Any) -> dict[str, Any]:
+        before = await service.get_profile(user_id)
+        after = await service.update_profile(user_id, seed_profile(), "Seed profile from PRD §11", "user", True)
+        return {"changed": after["version"] != before["version"], "version": after["version"]}
+
+    outcome = _run(settings, work)
+    state = "loaded" if outcome["changed"] else "already loaded, nothing changed"
+    err.print(f"seed profile for user {user_id}: {state} (profile version {outcome['version']})")
+
+
+@app.command("export")
+def export_command(
+    user_id: UserId,
+    out: Annotated[Path, typer.Option(help="File to write ('-' for stdout)")],
+    data_dir: DataDir = None,
+    mongodb_uri: MongoUri = None,
+) -> None:
+    """Write everything stored for a user as one JSON file, whatever its size."""
+    settings = _settings(data_dir=data_dir, mongodb_uri=mongodb_uri)
+    configure_logging("WARNING")
+
+    async def work(service: Any) -> dict[str, Any]:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
+            task = progress.add_task("exporting", total=None)
+            counts: dict[str, int] = {}
+
+            def tick(section: str) -> None:
+                counts[section] = counts.get(section, 0) + 1
+                progress.update(task, description=", ".join(f"{n} {s}" for s, n in counts.items()))
+
+            data = await service.export_everything(user_id, tick)
+        return {"user_id": user_id, "exported_at": data["as_of"], "data": data}
+
+    document = _run(settings, work)
+    text = json.dumps(document, ensure_ascii=False)
+    if str(out) == "-":
+        sys.stdout.write(text + "\n")
+    else:
+        out.write_text(text)
+        err.print(f"wrote {out} ({len(text.encode()):,} bytes)")
+
+
+@app.command("import")
+def import_command(
+    file: Annotated[Path, typer.Option(help="An export file (or a JSON list of export parts)")],
+    user_id: Annotated[Optional[int], typer.Option(min=1, help="Import as this user (default: the export's)")] = None,
+    data_dir: DataDir = None,
+    mongodb_uri: MongoUri = None,
+) -> None:
+    """Load an export back; refuses a user who already has data."""
+    settings = _settings(data_dir=data_dir, mongodb_uri=mongodb_uri)
+    configure_logging("WARNING")
+    loaded = json.loads(file.read_text())
+    documents = loaded if isinstance(loaded, list) else [loaded]
+    target = user_id or documents[0].get("user_id")
+    if not isinstance(target, int):
+        _fail("the export names no user_id; pass --user-id")
+    parts = [d["data"] if "data" in d else d for d in documents]
+    counts = _run(settings, lambda service: service.import_user_data(parts, target))
+    err.print(f"imported for user {target}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

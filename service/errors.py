@@ -1,0 +1,74 @@
+"""Domain exceptions, named for the condition. tools/ maps them to the PRD's error codes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MemoryServiceError(Exception):
+    """Base of every condition the service reports to a caller."""
+
+    def __init__(self, message: str, details: dict[str, Any] | list[Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class InvalidArgument(MemoryServiceError):
+    """The request is malformed whatever the stored state."""
+
+
+class NotFound(MemoryServiceError):
+    """Base of every missing-thing condition."""
+
+
+class PlaylistNotFound(NotFound):
+    """Not logged for this user (another user's playlist is reported the same way)."""
+
+
+class ProfileNotFound(NotFound):
+    pass
+
+
+class PlaylistNotYetCreated(NotFound):
+    """``at_time`` lies before the playlist's creation."""
+
+
+class Conflict(MemoryServiceError):
+    """The request is well-formed but contradicts the stored state."""
+
+
+class PlaylistAlreadyLogged(Conflict):
+    pass
+
+
+class IdempotencyKeyReused(Conflict):
+    """The same key arrived with a different payload."""
+
+
+class TimestampOutOfOrder(Conflict):
+    pass
+
+
+class NotAPermutation(Conflict):
+    pass
+
+
+class PositionOutOfRange(Conflict):
+    pass
+
+
+class PlaylistTooLong(Conflict):
+    pass
+
+
+class SequenceConflict(Conflict):
+    """Another writer committed the same sequence number first; the caller retries."""
+
+
+class StorageUnavailable(MemoryServiceError):
+    """The database could not be reached or refused the write."""
+
+
+class DataDirectoryLocked(RuntimeError):
+    """A second process tried to open an embedded data directory already in use."""

@@ -1,0 +1,156 @@
+"""Export of everything stored for one user, as JSON the importer reads back.
+
+The export is a sequence of pieces in a fixed order (profile, preference events, then each
+playlist's header, snapshots and events by sequence). It holds no derivable data: the playlist
+document, idempotency claims and indexes are rebuilt on import. A tool answer carries one
+*part* of at most ``export_part_bytes``; the cursor names the last piece sent and the moment of
+the first part, so later parts neither repeat nor skip anything recorded by then.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import time
+from collections.abc import AsyncIterator
+from datetime import datetime, timezone
+from typing import Any
+
+from service.errors import InvalidArgument
+from service.storage import Database
+from service.timeutil import format_iso
+
+FORMAT = "taste-memory-export/1"
+Piece = tuple[str, list[Any], dict[str, Any]]  # (section, sort key, body)
+
+
+def to_json(value: Any) -> Any:
+    """Stored values as JSON: dates become ISO-8601 UTC strings."""
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items() if k != "_id"}
+    if isinstance(value, list):
+        return [to_json(v) for v in value]
+    if hasattr(value, "isoformat"):
+        return format_iso(value)
+    return value
+
+
+def _size(body: dict[str, Any]) -> int:
+    return len(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def _snapshot_pieces(pid: str, snapshot: dict[str, Any], budget: int) -> list[Piece]:
+    body = to_json(snapshot)
+    if _size(body) <= budget:
+        return [("snapshot", [2, pid, snapshot["seq"], 0, 0], body)]
+    # A snapshot larger than a part is sent in slices of its track list, in order.
+    ids, pieces, start, chunk = body["track_ids"], [], 0, 0
+    per_slice = max(1, budget // 90)  # an ID is at most 80 characters plus quotes and comma
+    while start < len(ids) or chunk == 0:
+        part = {**body, "track_ids": ids[start : start + per_slice]}
+        start += per_slice
+        part["track_ids_continued"] = start < len(ids)
+        pieces.append(("snapshot", [2, pid, snapshot["seq"], 0, chunk], part))
+        chunk += 1
+    return pieces
+
+
+async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int) -> AsyncIterator[Piece]:
+    profile = await db.profiles.find_one({"_id": user_id})
+    if profile is not None:
+        yield "profile", [0], to_json(profile)
+    events = await db.preference_events.find({"user_id": user_id}, sort=[("recorded_ns", 1), ("_id", 1)])
+    for event in events:
+        if event["recorded_ns"] <= as_of_ns:
+            yield "preference_event", [1, event["recorded_ns"], event["_id"]], {"event_id": event["_id"]} | to_json(event)
+    playlist_ids = sorted({b["playlist_id"] for b in await db.history.find({"user_id": user_id, "base_seq": 0}, {"playlist_id": 1})})
+    for pid in playlist_ids:
+        buckets = await db.history.find({"user_id": user_id, "playlist_id": pid}, sort=[("base_seq", 1)])
+        created = buckets[0]["created"]
+        if created["recorded_ns"] > as_of_ns:
+            continue
+        yield "playlist", [2, pid, -1], {"playlist_id": pid} | to_json(created)
+        for bucket in buckets:
+            kept = [e for e in bucket["events"] if e["recorded_ns"] <= as_of_ns]
+            opener = kept[:1] if bucket["base_seq"] > 0 else []
+            if bucket["base_seq"] > 0 and not (opener and opener[0]["seq"] == bucket["base_seq"]):
+                break  # this snapshot was taken after the export's moment
+            for piece in _snapshot_pieces(pid, bucket["snapshot"], budget):
+                yield piece
+            for event in kept:
+                yield "event", [2, pid, event["seq"], 1], to_json(event)
+
+
+def encode_cursor(as_of_ns: int, key: list[Any], part: int) -> str:
+    raw = json.dumps({"t": as_of_ns, "k": key, "n": part}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[int, list[Any], int]:
+    try:
+        body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return int(body["t"]), list(body["k"]), int(body["n"])
+    except (ValueError, KeyError, TypeError, binascii.Error):
+        raise InvalidArgument("cursor is not one this service issued", {"field": "cursor"}) from None
+
+
+def empty_data(as_of_ns: int, part: int) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "as_of": format_iso_ns(as_of_ns),
+        "profile": None,
+        "preference_events": [],
+        "playlists": [],
+        "continuation": {"part": part, "next_cursor": None},
+    }
+
+
+def format_iso_ns(ns: int) -> str:
+    return format_iso(datetime.fromtimestamp(ns / 1e9, tz=timezone.utc)) or ""
+
+
+def add_piece(data: dict[str, Any], section: str, body: dict[str, Any]) -> None:
+    if section == "profile":
+        data["profile"] = body
+    elif section == "preference_event":
+        data["preference_events"].append(body)
+    elif section == "playlist":
+        data["playlists"].append({**body, "snapshots": [], "events": []})
+    else:
+        data["playlists"][-1][f"{section}s"].append(body)
+
+
+async def export_all(db: Database, user_id: int, progress: Any = None) -> dict[str, Any]:
+    """The whole export in one document (the CLI writes it to a file of any size)."""
+    as_of = time.time_ns()
+    data = empty_data(as_of, 1)
+    async for section, _, body in pieces(db, user_id, as_of, budget=1 << 62):
+        add_piece(data, section, body)
+        if progress is not None:
+            progress(section)
+    return data
+
+
+async def export_part(db: Database, user_id: int, cursor: str | None, budget: int) -> dict[str, Any]:
+    as_of, after, part = (time.time_ns(), None, 1) if cursor is None else decode_cursor(cursor)
+    data = empty_data(as_of, part)
+    used = 0
+    last_key: list[Any] | None = None
+    current_pid: str | None = None
+    async for section, key, body in pieces(db, user_id, as_of, budget):
+        if after is not None and key <= after:
+            continue
+        size = _size(body)
+        if used and used + size > budget:
+            data["continuation"]["next_cursor"] = encode_cursor(as_of, last_key or key, part + 1)
+            break
+        pid = key[1] if key[0] == 2 else None
+        if pid is not None and section != "playlist" and pid != current_pid:
+            # A part that starts inside a playlist repeats only its id, so the importer can join.
+            data["playlists"].append({"playlist_id": pid, "snapshots": [], "events": []})
+        current_pid = pid
+        add_piece(data, section, body)
+        used += size
+        last_key = key
+    return data

@@ -1,0 +1,106 @@
+"""Import of an export (one document or its continuation parts) back into the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.errors import Conflict, InvalidArgument
+from service.idempotency import claim_id
+from service.ledger.keys import bucket_id
+from service.ledger.projection import rebuild_head
+from service.ledger.state import track_id_volume
+from service.storage import Database
+from service.timeutil import parse_iso
+
+
+def _dates(item: dict[str, Any], *names: str) -> dict[str, Any]:
+    return {**item, **{n: parse_iso(item[n]) for n in names if isinstance(item.get(n), str)}}
+
+
+def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Join continuation parts: playlists split across parts, snapshots split into slices."""
+    merged: dict[str, Any] = {"profile": None, "preference_events": [], "playlists": {}}
+    for data in parts:
+        if data.get("format") != "taste-memory-export/1":
+            raise InvalidArgument("not a taste-memory export (format taste-memory-export/1)", {"field": "format"})
+        merged["profile"] = data.get("profile") or merged["profile"]
+        merged["preference_events"].extend(data.get("preference_events", []))
+        for entry in data.get("playlists", []):
+            target = merged["playlists"].setdefault(entry["playlist_id"], {"snapshots": [], "events": []})
+            target.update({k: v for k, v in entry.items() if k not in ("snapshots", "events")})
+            for snapshot in entry["snapshots"]:
+                previous = target["snapshots"][-1] if target["snapshots"] else None
+                if previous is not None and previous.get("track_ids_continued") and previous["seq"] == snapshot["seq"]:
+                    previous["track_ids"] = previous["track_ids"] + snapshot["track_ids"]
+                    previous["track_ids_continued"] = snapshot.get("track_ids_continued", False)
+                else:
+                    target["snapshots"].append(dict(snapshot))
+            target["events"].extend(entry["events"])
+    return merged
+
+
+def _buckets(user_id: int, pid: str, entry: dict[str, Any]) -> list[dict[str, Any]]:
+    snapshots = sorted(entry["snapshots"], key=lambda s: s["seq"])
+    events = sorted((_dates(e, "timestamp", "recorded_at") for e in entry["events"]), key=lambda e: e["seq"])
+    if not snapshots or snapshots[0]["seq"] != 0:
+        raise InvalidArgument(f"playlist {pid} has no creation snapshot", {"field": "playlists"})
+    created = _dates({k: entry[k] for k in ("created_at", "recorded_ns", "seed_context", "idempotency_key",
+                                             "request_hash")}, "created_at")
+    buckets: list[dict[str, Any]] = []
+    for index, raw in enumerate(snapshots):
+        snapshot = _dates({k: v for k, v in raw.items() if k != "track_ids_continued"}, "created_at")
+        base = snapshot["seq"]
+        end = snapshots[index + 1]["seq"] if index + 1 < len(snapshots) else None
+        own = [e for e in events if e["seq"] >= base and (end is None or e["seq"] < end)]
+        buckets.append({
+            "_id": bucket_id(user_id, pid, base),
+            "user_id": user_id,
+            "playlist_id": pid,
+            "base_seq": base,
+            "last_seq": own[-1]["seq"] if own else base,
+            "prev_base_seq": buckets[-1]["base_seq"] if buckets else None,
+            "start_time": snapshot["created_at"],
+            "end_time": own[-1]["timestamp"] if own else snapshot["created_at"],
+            "track_id_volume": sum(track_id_volume(e["type"], e["payload"]) for e in own if e["seq"] > base),
+            "snapshot": snapshot,
+            "events": own,
+            "created": created if base == 0 else None,
+        })
+    return buckets
+
+
+async def import_user(db: Database, parts: list[dict[str, Any]], user_id: int, caps: dict[str, int]) -> dict[str, int]:
+    """Load an export for ``user_id``; refuses a user who already has data."""
+    for collection in db.user_collections():
+        if await collection.count_documents({"user_id": user_id}):
+            raise Conflict(f"user {user_id} already has data; delete it first", {"field": "user_id"})
+    merged = merge_parts(parts)
+    counts = {"profile": 0, "preference_events": 0, "playlists": 0, "events": 0}
+    if merged["profile"]:
+        profile = _dates(merged["profile"], "created_at", "updated_at")
+        profile["history"] = [_dates(h, "applied_at") for h in profile.get("history", [])]
+        await db.profiles.insert_one({**profile, "_id": user_id, "user_id": user_id})
+        counts["profile"] = 1
+    for event in merged["preference_events"]:
+        body = _dates({k: v for k, v in event.items() if k != "event_id"}, "timestamp", "recorded_at")
+        await db.preference_events.insert_one({**body, "_id": event["event_id"], "user_id": user_id})
+        counts["preference_events"] += 1
+    for pid, entry in merged["playlists"].items():
+        for bucket in _buckets(user_id, pid, entry):
+            await db.history.insert_one(bucket)
+            for event in bucket["events"]:
+                if event.get("client_event_id"):
+                    await _claim(db, user_id, "mutation", event["client_event_id"], event["request_hash"], pid)
+            counts["events"] += len(bucket["events"])
+        if entry.get("idempotency_key"):
+            await _claim(db, user_id, "create", entry["idempotency_key"], entry["request_hash"], pid)
+        await rebuild_head(db, user_id, pid, caps)
+        counts["playlists"] += 1
+    return counts
+
+
+async def _claim(db: Database, user_id: int, scope: str, key: str, digest: str, pid: str) -> None:
+    await db.idempotency.replace_one({
+        "_id": claim_id(user_id, scope, key), "user_id": user_id, "scope": scope, "key": key,
+        "request_hash": digest, "playlist_id": pid, "created_at": None,
+    })

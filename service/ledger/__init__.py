@@ -1,0 +1,1 @@
+"""The playlist ledger: history buckets as the record, the playlist document as its projection."""

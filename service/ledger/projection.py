@@ -1,0 +1,140 @@
+"""The playlist document as a projection of the history buckets.
+
+``rebuild_head`` derives it from the buckets alone (used after a crash and at start-up);
+``advance_head`` is the cheap incremental form the writer applies after each commit.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from service.ledger.keys import bucket_id, head_id
+from service.ledger.state import PlaylistState, apply_event
+from service.storage import Database
+
+
+def snapshot_summary(snapshot: dict[str, Any]) -> dict[str, Any]:
+    return {k: snapshot[k] for k in ("snapshot_id", "seq", "created_at", "source")} | {
+        "track_count": len(snapshot["track_ids"])
+    }
+
+
+def replay_bucket(bucket: dict[str, Any], max_tracks: int, until: Any = None) -> tuple[PlaylistState, int]:
+    """State after the bucket's events (those at or before ``until`` if given) and how many applied."""
+    snapshot = bucket["snapshot"]
+    state = PlaylistState(list(snapshot["track_ids"]), dict(snapshot["meta"]))
+    applied = 0
+    for event in bucket["events"]:
+        if event["seq"] <= bucket["base_seq"]:
+            continue
+        if until is not None and event["timestamp"] > until:
+            break
+        # Stored events were valid when committed; replay trusts them and skips the length check.
+        state = apply_event(state, event["type"], event["payload"], max_tracks=1 << 62)
+        applied += 1
+    return state, applied
+
+
+async def load_bucket(db: Database, user_id: int, playlist_id: str, base_seq: int) -> dict[str, Any] | None:
+    return await db.history.find_one({"_id": bucket_id(user_id, playlist_id, base_seq)})
+
+
+async def walk_forward(db: Database, bucket: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Follow contiguous buckets past ``bucket``; return the newest and every newer one seen."""
+    newer: list[dict[str, Any]] = []
+    while True:
+        following = await load_bucket(db, bucket["user_id"], bucket["playlist_id"], bucket["last_seq"] + 1)
+        if following is None:
+            return bucket, newer
+        newer.append(following)
+        bucket = following
+
+
+def head_fields(bucket: dict[str, Any], state: PlaylistState) -> dict[str, Any]:
+    """Fields of the playlist document that follow from its newest bucket."""
+    last_event_time = bucket["end_time"]
+    return {
+        "name": state.meta.get("name"),
+        "description": state.meta.get("description"),
+        "intent_tags": state.meta.get("intent_tags", []),
+        "seq": bucket["last_seq"],
+        "track_ids": state.track_ids,
+        "track_count": len(state.track_ids),
+        "updated_at": last_event_time,
+        "open_base_seq": bucket["base_seq"],
+        "latest_snapshot": bucket["snapshot"],
+    }
+
+
+async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[str, int]) -> dict[str, Any] | None:
+    """Derive the playlist document from the history buckets and store it; None if never created."""
+    first = await load_bucket(db, user_id, playlist_id, 0)
+    if first is None:
+        return None
+    head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id)})
+    start = first
+    index: list[list[Any]] = [[0, first["start_time"]]]
+    if head is not None and head.get("bucket_index"):
+        index = [list(entry) for entry in head["bucket_index"]]
+        start = await load_bucket(db, user_id, playlist_id, index[-1][0]) or first
+        if start is first:
+            index = [[0, first["start_time"]]]
+    newest, newer = await walk_forward(db, start)
+    index.extend([b["base_seq"], b["start_time"]] for b in newer)
+
+    # Recent events and snapshot summaries come from the newest buckets, walking back.
+    recent_events: list[dict[str, Any]] = []
+    recent_snapshots: list[dict[str, Any]] = []
+    bucket: dict[str, Any] | None = newest
+    while bucket is not None and (
+        len(recent_events) < caps["events"] or len(recent_snapshots) < caps["snapshots"]
+    ):
+        recent_events = bucket["events"] + recent_events
+        recent_snapshots.insert(0, snapshot_summary(bucket["snapshot"]))
+        prev = bucket.get("prev_base_seq")
+        bucket = None if prev is None else await load_bucket(db, user_id, playlist_id, prev)
+    # Ordered by sequence and trimmed to the cap.
+    unique = {e["seq"]: e for e in recent_events}
+    recent_events = [unique[s] for s in sorted(unique)][-caps["events"] :]
+
+    state, _ = replay_bucket(newest, max_tracks=1 << 62)
+    created = first["created"]
+    document = {
+        "_id": head_id(user_id, playlist_id),
+        "user_id": user_id,
+        "playlist_id": playlist_id,
+        "seed_context": created["seed_context"],
+        "created_at": created["created_at"],
+        "created_ns": created["recorded_ns"],
+        "touched_ns": time.time_ns(),
+        "recent_snapshots": recent_snapshots[-caps["snapshots"] :],
+        "recent_events": recent_events,
+        "bucket_index": index,
+        **head_fields(newest, state),
+    }
+    await db.playlists.replace_one(document)
+    return document
+
+
+def advance_head(
+    event: dict[str, Any],
+    state: PlaylistState,
+    bucket_after: dict[str, Any],
+    new_bucket: bool,
+    caps: dict[str, int],
+) -> dict[str, Any]:
+    """The update that moves the playlist document from ``seq - 1`` to the event's ``seq``."""
+    update: dict[str, Any] = {
+        "$set": {**head_fields(bucket_after, state), "touched_ns": time.time_ns()},
+        "$push": {"recent_events": {"$each": [event], "$slice": -caps["events"]}},
+    }
+    if not new_bucket:
+        update["$set"].pop("latest_snapshot")
+    else:
+        update["$push"]["recent_snapshots"] = {
+            "$each": [snapshot_summary(bucket_after["snapshot"])],
+            "$slice": -caps["snapshots"],
+        }
+        update["$push"]["bucket_index"] = [bucket_after["base_seq"], bucket_after["start_time"]]
+    return update

@@ -1,0 +1,24 @@
+"""Start-up roll-forward: bring every playlist document level with its history buckets."""
+
+from __future__ import annotations
+
+from service.ledger.keys import head_id
+from service.ledger.projection import load_bucket, rebuild_head, walk_forward
+from service.storage import Database
+
+
+async def roll_forward_all(db: Database, caps: dict[str, int]) -> int:
+    """Rebuild each playlist document that a crash left behind; return how many were rebuilt."""
+    rebuilt = 0
+    for first in await db.history.find({"base_seq": 0}, {"user_id": 1, "playlist_id": 1}):
+        user_id, playlist_id = first["user_id"], first["playlist_id"]
+        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, {"seq": 1, "open_base_seq": 1})
+        if head is not None:
+            bucket = await load_bucket(db, user_id, playlist_id, head["open_base_seq"])
+            if bucket is not None:
+                newest, _ = await walk_forward(db, bucket)
+                if newest["last_seq"] == head["seq"]:
+                    continue
+        await rebuild_head(db, user_id, playlist_id, caps)
+        rebuilt += 1
+    return rebuilt

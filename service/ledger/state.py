@@ -1,0 +1,96 @@
+"""Pure mutation semantics: a playlist state and the function that applies one event to it.
+
+The writer, the projection and reconstruction all use ``apply_event``, so what is stored and
+what is rebuilt can never disagree.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.errors import InvalidArgument, NotAPermutation, PlaylistTooLong, PositionOutOfRange
+
+META_FIELDS = ("name", "description", "intent_tags")
+
+
+@dataclass
+class PlaylistState:
+    track_ids: list[str]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def copy(self) -> PlaylistState:
+        return PlaylistState(list(self.track_ids), dict(self.meta))
+
+
+def _add_tracks(tracks: list[str], payload: dict[str, Any], max_tracks: int) -> list[str]:
+    new = payload["track_ids"]
+    final_length = len(tracks) + len(new)
+    if final_length > max_tracks:
+        raise PlaylistTooLong(
+            f"the playlist would hold {final_length} tracks; the limit is {max_tracks}",
+            {"field": "payload.track_ids", "limit": max_tracks, "current": len(tracks)},
+        )
+    positions = payload.get("positions")
+    if positions is None:
+        at = payload.get("insert_at", len(tracks))
+        if at > len(tracks):
+            raise PositionOutOfRange(
+                f"insert_at {at} is past the end of a playlist of {len(tracks)} tracks",
+                {"field": "payload.insert_at", "current_length": len(tracks)},
+            )
+        return tracks[:at] + list(new) + tracks[at:]
+    # positions[i] is where track_ids[i] stands in the resulting playlist.
+    out_of_range = [p for p in positions if p >= final_length]
+    if out_of_range:
+        raise PositionOutOfRange(
+            f"positions {out_of_range} are past the end of the resulting playlist of {final_length} tracks",
+            {"field": "payload.positions", "resulting_length": final_length},
+        )
+    placed = dict(zip(positions, new, strict=True))
+    rest = iter(tracks)
+    return [placed[i] if i in placed else next(rest) for i in range(final_length)]
+
+
+def apply_event(state: PlaylistState, event_type: str, payload: dict[str, Any], max_tracks: int) -> PlaylistState:
+    """Return the state after one event; raise a domain error if the event cannot apply."""
+    if event_type == "ADD_TRACKS":
+        return PlaylistState(_add_tracks(state.track_ids, payload, max_tracks), state.meta)
+    if event_type == "REMOVE_TRACKS":
+        removed = set(payload["track_ids"])
+        return PlaylistState([t for t in state.track_ids if t not in removed], state.meta)
+    if event_type == "REORDER":
+        order = payload["track_ids"]
+        if Counter(order) != Counter(state.track_ids):
+            raise NotAPermutation(
+                "REORDER must list exactly the current tracks (same IDs, same counts) in a new order",
+                {"field": "payload.track_ids", "current_length": len(state.track_ids), "given_length": len(order)},
+            )
+        return PlaylistState(list(order), state.meta)
+    if event_type == "UPDATE_META":
+        return PlaylistState(state.track_ids, {**state.meta, **{k: payload[k] for k in META_FIELDS if k in payload}})
+    raise InvalidArgument(f"unknown mutation type {event_type!r}", {"field": "type"})
+
+
+def check_payload_shape(event_type: str, payload: dict[str, Any]) -> None:
+    """Rules the JSON schema cannot express; independent of the stored state."""
+    if event_type == "ADD_TRACKS":
+        positions = payload.get("positions")
+        if positions is not None:
+            if "insert_at" in payload:
+                raise InvalidArgument("give either insert_at or positions, not both", {"field": "payload.positions"})
+            if len(positions) != len(payload["track_ids"]):
+                raise InvalidArgument(
+                    "positions needs exactly one position per track",
+                    {"field": "payload.positions", "tracks": len(payload["track_ids"]), "positions": len(positions)},
+                )
+            if len(set(positions)) != len(positions):
+                raise InvalidArgument("positions must be distinct", {"field": "payload.positions"})
+    if event_type == "UPDATE_META" and not any(k in payload for k in META_FIELDS):
+        raise InvalidArgument("UPDATE_META needs at least one of name, description, intent_tags", {"field": "payload"})
+
+
+def track_id_volume(event_type: str, payload: dict[str, Any]) -> int:
+    """How many track IDs an event carries (at least 1, so meta-only edits still count)."""
+    return max(1, len(payload.get("track_ids", ())))

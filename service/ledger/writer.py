@@ -1,0 +1,275 @@
+"""Writes to the ledger: log a playlist's creation and log one mutation, exactly once.
+
+Commit point of change ``s``: inserting the bucket whose ``base_seq`` is ``s`` or appending event
+``s`` to the open bucket on the condition ``last_seq == s - 1``. Whether a change opens a new
+bucket depends only on the open bucket as stored, so every racing writer at ``s`` makes the same
+choice and exactly one of them wins; losers re-read and retry. The playlist document is updated
+afterwards and is rolled forward from the buckets if a crash left it behind.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from service.errors import PlaylistAlreadyLogged, PlaylistNotFound, SequenceConflict, TimestampOutOfOrder
+from service.idempotency import claim_key
+from service.ledger.keys import bucket_id, head_id
+from service.ledger.projection import advance_head, load_bucket, rebuild_head, replay_bucket, walk_forward
+from service.ledger.state import PlaylistState, apply_event, check_payload_shape, track_id_volume
+from service.settings import Settings
+from service.storage import Database, DuplicateDocument
+from service.timeutil import utc_now
+
+MAX_ATTEMPTS = 64
+
+
+@dataclass(frozen=True)
+class SnapshotPolicy:
+    every: int
+    min_event_share: float
+    bucket_max_track_ids: int
+
+    def bucket_is_full(self, bucket: dict[str, Any]) -> bool:
+        """Decided from the stored bucket alone, so racing writers agree."""
+        events = bucket["last_seq"] - bucket["base_seq"]
+        snapshot_len = len(bucket["snapshot"]["track_ids"])
+        if snapshot_len + bucket["track_id_volume"] >= self.bucket_max_track_ids:
+            return True
+        return events >= self.every - 1 and bucket["track_id_volume"] >= self.min_event_share * snapshot_len
+
+
+def _create_result(bucket: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "playlist_id": bucket["playlist_id"],
+        "snapshot_id": bucket["snapshot"]["snapshot_id"],
+        "created_at": bucket["created"]["created_at"],
+        "stored_track_count": len(bucket["snapshot"]["track_ids"]),
+    }
+
+
+def _mutation_result(bucket: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    opened = bucket["base_seq"] == event["seq"]
+    return {
+        "event_id": event["event_id"],
+        "playlist_id": bucket["playlist_id"],
+        "timestamp": event["timestamp"],
+        "new_snapshot_id": bucket["snapshot"]["snapshot_id"] if opened else None,
+    }
+
+
+class LedgerWriter:
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self._db = db
+        self._max_tracks = settings.max_playlist_tracks
+        self._policy = SnapshotPolicy(
+            settings.snapshot_every, settings.snapshot_min_event_share, settings.bucket_max_track_ids
+        )
+        self.caps = {"events": settings.recent_events_cap, "snapshots": settings.recent_snapshots_cap}
+
+    async def create(
+        self,
+        user_id: int,
+        playlist_id: str,
+        meta: dict[str, Any],
+        track_ids: list[str],
+        seed_context: dict[str, Any],
+        created_at: datetime | None,
+        idempotency_key: str | None,
+        digest: str,
+    ) -> dict[str, Any]:
+        """Log a new playlist; a retry with the same key and request returns the first result."""
+        if idempotency_key is not None:
+            if await claim_key(self._db, user_id, "create", idempotency_key, digest, playlist_id):
+                existing = await load_bucket(self._db, user_id, playlist_id, 0)
+                if existing is not None and existing["created"].get("idempotency_key") == idempotency_key:
+                    await self._ensure_head(existing)
+                    return _create_result(existing)
+        moment = created_at or utc_now()
+        snapshot = {
+            "snapshot_id": str(uuid.uuid4()),
+            "seq": 0,
+            "created_at": moment,
+            "source": "create",
+            "track_ids": list(track_ids),
+            "meta": meta,
+        }
+        bucket = {
+            "_id": bucket_id(user_id, playlist_id, 0),
+            "user_id": user_id,
+            "playlist_id": playlist_id,
+            "base_seq": 0,
+            "last_seq": 0,
+            "prev_base_seq": None,
+            "start_time": moment,
+            "end_time": moment,
+            "track_id_volume": 0,
+            "snapshot": snapshot,
+            "events": [],
+            "created": {
+                "created_at": moment,
+                "recorded_ns": time.time_ns(),
+                "seed_context": seed_context,
+                "idempotency_key": idempotency_key,
+                "request_hash": digest,
+            },
+        }
+        try:
+            await self._db.history.insert_one(bucket)
+        except DuplicateDocument:
+            existing = await load_bucket(self._db, user_id, playlist_id, 0)
+            if (
+                existing is not None
+                and idempotency_key is not None
+                and existing["created"].get("idempotency_key") == idempotency_key
+            ):
+                await self._ensure_head(existing)
+                return _create_result(existing)
+            raise PlaylistAlreadyLogged(
+                "this playlist is already logged; log changes with memory.log_playlist_mutation",
+                {"field": "playlist_id"},
+            ) from None
+        await rebuild_head(self._db, user_id, playlist_id, self.caps)
+        return _create_result(bucket)
+
+    async def _ensure_head(self, first_bucket: dict[str, Any]) -> None:
+        head = await self._db.playlists.find_one({"_id": head_id(first_bucket["user_id"], first_bucket["playlist_id"])})
+        if head is None:
+            await rebuild_head(self._db, first_bucket["user_id"], first_bucket["playlist_id"], self.caps)
+
+    async def _find_keyed_event(self, user_id: int, playlist_id: str, key: str) -> dict[str, Any] | None:
+        bucket = await self._db.history.find_one(
+            {"user_id": user_id, "playlist_id": playlist_id, "events.client_event_id": key}
+        )
+        if bucket is None:
+            return None
+        event = next(e for e in bucket["events"] if e.get("client_event_id") == key)
+        return _mutation_result(bucket, event)
+
+    async def open_head(self, user_id: int, playlist_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The playlist document and its newest bucket, rolling the document forward if needed."""
+        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id)})
+        if head is None:
+            head = await rebuild_head(self._db, user_id, playlist_id, self.caps)
+            if head is None:
+                raise PlaylistNotFound("no playlist with this id is logged for this user", {"field": "playlist_id"})
+        bucket = await load_bucket(self._db, user_id, playlist_id, head["open_base_seq"])
+        if bucket is None:  # pragma: no cover - the projection never names a bucket that does not exist
+            raise PlaylistNotFound("playlist history is missing", {"field": "playlist_id"})
+        newest, _ = await walk_forward(self._db, bucket)
+        if newest["last_seq"] != head["seq"]:
+            head = await rebuild_head(self._db, user_id, playlist_id, self.caps) or head
+        return head, newest
+
+    async def mutate(
+        self,
+        user_id: int,
+        playlist_id: str,
+        event_type: str,
+        payload: dict[str, Any],
+        timestamp: datetime | None,
+        client_event_id: str | None,
+        digest: str,
+    ) -> dict[str, Any]:
+        check_payload_shape(event_type, payload)
+        if client_event_id is not None:
+            if await claim_key(self._db, user_id, "mutation", client_event_id, digest, playlist_id):
+                found = await self._find_keyed_event(user_id, playlist_id, client_event_id)
+                if found is not None:
+                    return found
+        for _ in range(MAX_ATTEMPTS):
+            head, bucket = await self.open_head(user_id, playlist_id)
+            if client_event_id is not None:
+                found = await self._find_keyed_event(user_id, playlist_id, client_event_id)
+                if found is not None:
+                    return found
+            try:
+                return await self._commit(head, bucket, event_type, payload, timestamp, client_event_id, digest)
+            except SequenceConflict:
+                continue
+        raise SequenceConflict("too many concurrent writers on this playlist; retry", {"field": "playlist_id"})
+
+    async def _commit(
+        self,
+        head: dict[str, Any],
+        bucket: dict[str, Any],
+        event_type: str,
+        payload: dict[str, Any],
+        timestamp: datetime | None,
+        client_event_id: str | None,
+        digest: str,
+    ) -> dict[str, Any]:
+        last_change = bucket["end_time"]
+        moment = timestamp or max(utc_now(), last_change)
+        if moment < last_change:
+            raise TimestampOutOfOrder(
+                "timestamp is before the playlist's last logged change",
+                {"field": "timestamp", "last_change": last_change},
+            )
+        state = PlaylistState(head["track_ids"], {k: head.get(k) for k in ("name", "description", "intent_tags")})
+        state.meta = {k: v for k, v in state.meta.items() if v is not None}
+        new_state = apply_event(state, event_type, payload, self._max_tracks)
+        seq = bucket["last_seq"] + 1
+        event = {
+            "event_id": str(uuid.uuid4()),
+            "seq": seq,
+            "type": event_type,
+            "payload": payload,
+            "timestamp": moment,
+            "recorded_at": utc_now(),
+            "recorded_ns": time.time_ns(),
+            "client_event_id": client_event_id,
+            "request_hash": digest,
+        }
+        opens_bucket = self._policy.bucket_is_full(bucket)
+        if opens_bucket:
+            after = self._new_bucket(bucket, event, new_state)
+            try:
+                await self._db.history.insert_one(after)
+            except DuplicateDocument:
+                raise SequenceConflict("another writer committed this sequence number") from None
+        else:
+            volume = track_id_volume(event_type, payload)
+            matched = await self._db.history.update_one(
+                {"_id": bucket["_id"], "last_seq": seq - 1},
+                {
+                    "$push": {"events": event},
+                    "$set": {"last_seq": seq, "end_time": moment},
+                    "$inc": {"track_id_volume": volume},
+                },
+            )
+            if not matched:
+                raise SequenceConflict("another writer committed this sequence number")
+            after = {**bucket, "last_seq": seq, "end_time": moment, "track_id_volume": bucket["track_id_volume"] + volume}
+        update = advance_head(event, new_state, after, opens_bucket, self.caps)
+        if not await self._db.playlists.update_one({"_id": head["_id"], "seq": seq - 1}, update):
+            await rebuild_head(self._db, head["user_id"], head["playlist_id"], self.caps)
+        return _mutation_result(after, event)
+
+    def _new_bucket(self, previous: dict[str, Any], event: dict[str, Any], state: PlaylistState) -> dict[str, Any]:
+        seq = event["seq"]
+        return {
+            "_id": bucket_id(previous["user_id"], previous["playlist_id"], seq),
+            "user_id": previous["user_id"],
+            "playlist_id": previous["playlist_id"],
+            "base_seq": seq,
+            "last_seq": seq,
+            "prev_base_seq": previous["base_seq"],
+            "start_time": event["timestamp"],
+            "end_time": event["timestamp"],
+            "track_id_volume": 0,
+            "snapshot": {
+                "snapshot_id": str(uuid.uuid4()),
+                "seq": seq,
+                "created_at": event["timestamp"],
+                "source": "periodic",
+                "track_ids": list(state.track_ids),
+                "meta": dict(state.meta),
+            },
+            # The event that produced the snapshot is kept here so every event lives in one bucket.
+            "events": [event],
+            "created": None,
+        }

@@ -1,0 +1,129 @@
+"""The service facade the tools call: one method per capability, each a unit of work.
+
+Every method commits before it returns (``Database.commit``), so an answered call is durable on
+the embedded store; transport and argument validation live in ``tools/``.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any, ParamSpec, TypeVar
+
+from service import export, users
+from service.idempotency import request_hash
+from service.importer import import_user
+from service.ledger.listing import list_playlists
+from service.ledger.reader import LedgerReader
+from service.ledger.recovery import roll_forward_all
+from service.ledger.writer import LedgerWriter
+from service.profiles import Profiles
+from service.search import search
+from service.settings import Settings
+from service.storage import Database
+from service.timeutil import utc_now
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def unit_of_work(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    @functools.wraps(method)
+    async def committed(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        finally:
+            args[0]._db.commit()  # type: ignore[attr-defined]
+
+    return committed
+
+
+class MemoryService:
+    def __init__(self, db: Database, settings: Settings) -> None:
+        self._db = db
+        self.settings = settings
+        self._profiles = Profiles(db, settings.profile_history_cap)
+        self._writer = LedgerWriter(db, settings)
+        self._reader = LedgerReader(db, self._writer)
+
+    @property
+    def database(self) -> Database:
+        return self._db
+
+    @unit_of_work
+    async def recover(self) -> int:
+        return await roll_forward_all(self._db, self._writer.caps)
+
+    async def get_profile(self, user_id: int) -> dict[str, Any]:
+        return await self._profiles.get(user_id)
+
+    @unit_of_work
+    async def update_profile(
+        self, user_id: int, patch: dict[str, Any], reason: str | None, source: str, create_if_missing: bool
+    ) -> dict[str, Any]:
+        return await self._profiles.update(user_id, patch, reason, source, create_if_missing)
+
+    @unit_of_work
+    async def append_preference_event(
+        self, user_id: int, event_type: str, payload: dict[str, Any], source: str, timestamp: datetime | None
+    ) -> dict[str, Any]:
+        return await self._profiles.append_event(user_id, event_type, payload, source, timestamp)
+
+    @unit_of_work
+    async def log_playlist_create(self, arguments: dict[str, Any], created_at: datetime | None) -> dict[str, Any]:
+        meta = {"name": arguments["name"], "intent_tags": arguments.get("intent_tags", [])}
+        if "description" in arguments:
+            meta["description"] = arguments["description"]
+        return await self._writer.create(
+            arguments["user_id"],
+            arguments["playlist_id"],
+            meta,
+            arguments["track_ids"],
+            arguments.get("seed_context", {}),
+            created_at,
+            arguments.get("idempotency_key"),
+            request_hash(arguments),
+        )
+
+    @unit_of_work
+    async def log_playlist_mutation(self, arguments: dict[str, Any], timestamp: datetime | None) -> dict[str, Any]:
+        return await self._writer.mutate(
+            arguments["user_id"],
+            arguments["playlist_id"],
+            arguments["type"],
+            arguments["payload"],
+            timestamp,
+            arguments.get("client_event_id"),
+            request_hash(arguments),
+        )
+
+    async def get_playlists(self, user_id: int, limit: int, cursor: str | None) -> dict[str, Any]:
+        return await list_playlists(self._db, user_id, limit, cursor)
+
+    async def get_playlist(self, user_id: int, playlist_id: str, events_limit: int) -> dict[str, Any]:
+        return await self._reader.get_playlist(user_id, playlist_id, events_limit)
+
+    async def reconstruct_playlist(self, user_id: int, playlist_id: str, at_time: datetime | None) -> dict[str, Any]:
+        return await self._reader.reconstruct_at(user_id, playlist_id, at_time)
+
+    async def search(self, user_id: int, query: str, limit: int) -> list[dict[str, Any]]:
+        return await search(self._db, user_id, query, limit)
+
+    async def export_user_data(self, user_id: int, cursor: str | None) -> dict[str, Any]:
+        return await export.export_part(self._db, user_id, cursor, self.settings.export_part_bytes)
+
+    async def export_everything(self, user_id: int, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        return await export.export_all(self._db, user_id, progress)
+
+    @unit_of_work
+    async def import_user_data(self, parts: list[dict[str, Any]], user_id: int) -> dict[str, int]:
+        return await import_user(self._db, parts, user_id, self._writer.caps)
+
+    @unit_of_work
+    async def delete_user_data(self, user_id: int) -> dict[str, Any]:
+        await users.delete_user(self._db, user_id)
+        return {"user_id": user_id, "deleted_at": utc_now(), "deleted": True}
+
+    async def list_users(self, limit: int) -> list[dict[str, Any]]:
+        return await users.list_users(self._db, limit)

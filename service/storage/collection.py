@@ -1,0 +1,112 @@
+"""The subset of the collection API the service uses, with every written ``_id`` reported.
+
+Each write names the documents it touches, so the embedded store can commit exactly those
+documents; pymongo's errors become the service's own so no driver detail reaches a caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pymongo import ReturnDocument
+from pymongo.errors import DuplicateKeyError, PyMongoError
+
+from service.errors import StorageUnavailable
+
+MarkDirty = Callable[[str, Any], None]
+
+
+class DuplicateDocument(Exception):
+    """A unique index (or ``_id``) refused the write: another writer got there first."""
+
+
+def _document_id(filter_: Mapping[str, Any]) -> Any:
+    if "_id" not in filter_ or isinstance(filter_["_id"], Mapping):
+        raise ValueError("writes must name the document by _id")
+    return filter_["_id"]
+
+
+class TrackedCollection:
+    def __init__(self, motor_collection: Any, mark_dirty: MarkDirty) -> None:
+        self._collection = motor_collection
+        self._mark_dirty = mark_dirty
+        self.name: str = motor_collection.name
+
+    async def _run(self, operation: Any) -> Any:
+        try:
+            return await operation
+        except DuplicateKeyError as exc:
+            raise DuplicateDocument(str(exc)) from exc
+        except PyMongoError as exc:
+            raise StorageUnavailable("the database did not complete the operation") from exc
+
+    async def find_one(self, filter_: Mapping[str, Any], projection: Any = None, sort: Any = None) -> dict | None:
+        return await self._run(self._collection.find_one(filter_, projection, sort=sort))
+
+    async def find(
+        self,
+        filter_: Mapping[str, Any],
+        projection: Any = None,
+        sort: list[tuple[str, int]] | None = None,
+        limit: int = 0,
+    ) -> list[dict]:
+        cursor = self._collection.find(filter_, projection)
+        if sort:
+            cursor = cursor.sort(sort)
+        if limit:
+            cursor = cursor.limit(limit)
+        return await self._run(cursor.to_list(length=None))
+
+    async def count_documents(self, filter_: Mapping[str, Any]) -> int:
+        return await self._run(self._collection.count_documents(filter_))
+
+    async def aggregate(self, pipeline: list[dict[str, Any]]) -> list[dict]:
+        return await self._run(self._collection.aggregate(pipeline).to_list(length=None))
+
+    async def insert_one(self, document: dict[str, Any]) -> None:
+        doc_id = _document_id(document)
+        try:
+            await self._run(self._collection.insert_one(document))
+        finally:
+            self._mark_dirty(self.name, doc_id)
+
+    async def update_one(self, filter_: Mapping[str, Any], update: Mapping[str, Any], upsert: bool = False) -> int:
+        """Return how many documents matched (0 means the condition did not hold)."""
+        doc_id = _document_id(filter_)
+        try:
+            result = await self._run(self._collection.update_one(filter_, update, upsert=upsert))
+        finally:
+            self._mark_dirty(self.name, doc_id)
+        return result.matched_count + (1 if result.upserted_id is not None else 0)
+
+    async def find_one_and_update(
+        self, filter_: Mapping[str, Any], update: Mapping[str, Any], upsert: bool = False
+    ) -> dict | None:
+        doc_id = _document_id(filter_)
+        try:
+            return await self._run(
+                self._collection.find_one_and_update(
+                    filter_, update, upsert=upsert, return_document=ReturnDocument.AFTER
+                )
+            )
+        finally:
+            self._mark_dirty(self.name, doc_id)
+
+    async def replace_one(self, document: dict[str, Any]) -> None:
+        doc_id = _document_id(document)
+        try:
+            await self._run(self._collection.replace_one({"_id": doc_id}, document, upsert=True))
+        finally:
+            self._mark_dirty(self.name, doc_id)
+
+    async def delete_many(self, filter_: Mapping[str, Any]) -> int:
+        ids = [doc["_id"] for doc in await self.find(filter_, {"_id": 1})]
+        if not ids:
+            return 0
+        try:
+            result = await self._run(self._collection.delete_many({"_id": {"$in": ids}}))
+        finally:
+            for doc_id in ids:
+                self._mark_dirty(self.name, doc_id)
+        return result.deleted_count

@@ -1,0 +1,106 @@
+"""Open the configured engine, create indexes (and validators on real MongoDB), hand out collections."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from beanie import init_beanie
+from pymongo.errors import PyMongoError
+
+from models.documents import DOCUMENT_MODELS
+from models.validators import VALIDATORS
+from service.errors import StorageUnavailable
+from service.settings import Settings
+from service.storage.collection import TrackedCollection
+from service.storage.embedded import EmbeddedEngine
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Database:
+    engine: str  # "mongodb" | "embedded"
+    profiles: TrackedCollection
+    preference_events: TrackedCollection
+    playlists: TrackedCollection
+    history: TrackedCollection
+    idempotency: TrackedCollection
+    _raw_database: Any = field(repr=False)
+    _embedded: EmbeddedEngine | None = field(default=None, repr=False)
+
+    def commit(self) -> None:
+        """Make every write so far durable before the caller is answered (embedded store).
+
+        Real MongoDB acknowledges each write with ``w: majority`` and the journal already."""
+        if self._embedded is not None:
+            self._embedded.commit()
+
+    async def ping(self) -> bool:
+        try:
+            await self._raw_database.command("ping")
+        except PyMongoError:
+            return False
+        return True
+
+    def user_collections(self) -> list[TrackedCollection]:
+        return [self.profiles, self.preference_events, self.playlists, self.history, self.idempotency]
+
+
+async def _apply_validators(database: Any) -> None:
+    for name, schema in VALIDATORS.items():
+        try:
+            await database.command("collMod", name, validator={"$jsonSchema": schema}, validationLevel="moderate")
+        except PyMongoError as exc:  # pragma: no cover - needs a real server
+            log.warning("could not apply validator to %s: %s", name, exc)
+
+
+@asynccontextmanager
+async def open_database(settings: Settings) -> AsyncIterator[Database]:
+    embedded: EmbeddedEngine | None = None
+    client: Any
+    if settings.mongodb_uri:
+        from motor.motor_asyncio import AsyncIOMotorClient
+
+        client = AsyncIOMotorClient(settings.mongodb_uri, w="majority", journal=True, tz_aware=True)
+        mark_dirty = _ignore_dirty
+    else:
+        embedded = EmbeddedEngine(settings.data_dir, settings.database_name, settings.journal)
+        loaded = embedded.open()
+        log.info("embedded store at %s: %d documents loaded", settings.data_dir, loaded)
+        client = embedded.client
+        mark_dirty = embedded.mark_dirty
+    raw = client[settings.database_name]
+    try:
+        try:
+            await init_beanie(database=raw, document_models=DOCUMENT_MODELS)
+        except PyMongoError as exc:
+            raise StorageUnavailable(f"cannot initialise the database: {exc}") from exc
+        if settings.mongodb_uri:
+            await _apply_validators(raw)
+
+        def tracked(name: str) -> TrackedCollection:
+            return TrackedCollection(raw[name], mark_dirty)
+
+        yield Database(
+            engine="mongodb" if settings.mongodb_uri else "embedded",
+            profiles=tracked("profiles"),
+            preference_events=tracked("preference_events"),
+            playlists=tracked("playlists"),
+            history=tracked("playlist_history"),
+            idempotency=tracked("idempotency"),
+            _raw_database=raw,
+            _embedded=embedded,
+        )
+    finally:
+        if embedded is not None:
+            embedded.close()
+        else:
+            client.close()
+
+
+def _ignore_dirty(collection: str, doc_id: Any) -> None:
+    return None

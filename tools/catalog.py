@@ -1,0 +1,124 @@
+"""Every tool: PRD name, title, the description the calling model reads, hints, adapter."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from service.memory import MemoryService
+from tools import handlers
+
+Handler = Callable[[MemoryService, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    prd_name: str
+    title: str
+    description: str
+    handler: Handler
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+
+
+_ENVELOPE = (
+    " Answers {success, result} or {success:false, error:{code, message, details}}; "
+    "error codes: INVALID_ARGUMENT (details.field names the bad field), NOT_FOUND, CONFLICT, DB_ERROR, INTERNAL."
+)
+
+TOOL_SPECS: list[ToolSpec] = [
+    ToolSpec(
+        "ops.list_users", "List users (ops.list_users)",
+        "Session bootstrap, call first: the users whose memory exists, with profile version and counts of "
+        "playlists and preference events. If exactly one user is listed use it; otherwise ask the person "
+        "which user they are." + _ENVELOPE,
+        handlers.list_users, read_only=True, destructive=False, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.get_profile", "Get taste profile (memory.get_profile)",
+        "Read the user's durable taste profile (genres, energy preferences, playlist_rules such as "
+        "max_tracks_per_artist, avoid list) and its version. Call at the start of every session and before "
+        "building or expanding a playlist; apply its rules. A user without a profile gets profile {} and "
+        "version 0." + _ENVELOPE,
+        handlers.get_profile, read_only=True, destructive=False, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.update_profile", "Update taste profile (memory.update_profile)",
+        "Change the durable profile with a JSON Merge Patch (RFC 7396): objects merge, null deletes a key, "
+        "arrays replace whole. Use it for the normalized rule after recording what the user said with "
+        "memory_append_preference_event; give reason (e.g. 'User feedback: ...') and source='user' when the "
+        "user asked. Returns the new profile and version; a patch that changes nothing keeps the version."
+        + _ENVELOPE,
+        handlers.update_profile, read_only=False, destructive=True, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.append_preference_event", "Record preference or feedback (memory.append_preference_event)",
+        "Record what the user actually said about their taste (like, dislike, rule, feedback, note), "
+        "append-only. Put the user's own words in payload.raw_text, plus structured fields (artist, genre, "
+        "track_id...). Then normalize the lasting rule into the profile with memory_update_profile." + _ENVELOPE,
+        handlers.append_preference_event, read_only=False, destructive=False, idempotent=False,
+    ),
+    ToolSpec(
+        "memory.log_playlist_create", "Log a created playlist (memory.log_playlist_create)",
+        "Immediately after creating a playlist on the music service and adding its tracks, log it here: the "
+        "exact ordered track_ids you added, intent_tags (e.g. ['upbeat','breathers']) and seed_context (time "
+        "window, inspiration artists/tracks, constraints applied). Memory, not the music service, is the "
+        "record of what the playlist contains. Pass an idempotency_key to make retries safe; logging the same "
+        "playlist twice without one is CONFLICT." + _ENVELOPE,
+        handlers.log_playlist_create, read_only=False, destructive=False, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.log_playlist_mutation", "Log a playlist change (memory.log_playlist_mutation)",
+        "Log every change you make to a logged playlist, right after making it on the music service. "
+        "ADD_TRACKS {track_ids, insert_at?} inserts at insert_at (default: append), or {track_ids, positions} "
+        "puts track_ids[i] at index positions[i] of the resulting list; REMOVE_TRACKS {track_ids} removes "
+        "every occurrence; REORDER {track_ids} is the full new order (must be a permutation of the current "
+        "tracks, else CONFLICT); UPDATE_META {name?, description?, intent_tags?}. Timestamps must not go "
+        "back before the last logged change. Pass client_event_id (a UUID) so a retry is applied once. "
+        "result.new_snapshot_id is set when this change triggered a snapshot." + _ENVELOPE,
+        handlers.log_playlist_mutation, read_only=False, destructive=False, idempotent=False,
+    ),
+    ToolSpec(
+        "memory.get_playlists", "List logged playlists (memory.get_playlists)",
+        "Playlists logged for the user, most recently changed first, with track_count. Page with "
+        "next_cursor (pass it back as cursor; null means no more). Use it when the user refers to 'the "
+        "playlist you made last time'." + _ENVELOPE,
+        handlers.get_playlists, read_only=True, destructive=False, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.get_playlist", "Get a logged playlist (memory.get_playlist)",
+        "Details of one logged playlist: metadata and seed_context, the latest stored snapshot (which may "
+        "predate the most recent changes) and the most recent events, oldest first. For the exact current "
+        "track list call memory_reconstruct_playlist." + _ENVELOPE,
+        handlers.get_playlist, read_only=True, destructive=False, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.reconstruct_playlist", "Reconstruct playlist contents (memory.reconstruct_playlist)",
+        "The exact ordered track_ids of a logged playlist now, or at at_time. Use this instead of reading "
+        "the playlist back from the music service (which may answer 403): the ledger is the truth. at_time "
+        "before the playlist's creation is NOT_FOUND." + _ENVELOPE,
+        handlers.reconstruct_playlist, read_only=True, destructive=False, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.search", "Search memory (memory.search)",
+        "Keyword search over the user's playlists (name, tags, description, seed context), preference "
+        "events and profile, best first. Use it to 'find that playlist from before' by vibe or name, then "
+        "confirm with memory_get_playlist." + _ENVELOPE,
+        handlers.search, read_only=True, destructive=False, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.export_user_data", "Export user data (memory.export_user_data)",
+        "Everything stored for the user as JSON (profile with history, preference events, every playlist "
+        "with all snapshots and events). Large exports come in parts: while "
+        "result.data.continuation.next_cursor is not null, call again with cursor set to it." + _ENVELOPE,
+        handlers.export_user_data, read_only=True, destructive=False, idempotent=True,
+    ),
+    ToolSpec(
+        "memory.delete_user_data", "Delete user data (memory.delete_user_data)",
+        "Permanently delete everything stored for the user (profile, events, playlists and their history). "
+        "Only when the user explicitly asks; requires confirm: true. Cannot be undone." + _ENVELOPE,
+        handlers.delete_user_data, read_only=False, destructive=True, idempotent=True,
+    ),
+]

@@ -1,0 +1,91 @@
+"""One adapter per tool: validated arguments in, the PRD result object out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.memory import MemoryService
+from service.timeutil import parse_iso
+
+
+def _time(arguments: dict[str, Any], name: str) -> Any:
+    value = arguments.get(name)
+    return None if value is None else parse_iso(value)
+
+
+async def get_profile(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return await service.get_profile(a["user_id"])
+
+
+async def update_profile(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return await service.update_profile(
+        a["user_id"], a["patch"], a.get("reason"), a.get("source", "assistant"), a.get("create_if_missing", True)
+    )
+
+
+async def append_preference_event(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return await service.append_preference_event(
+        a["user_id"], a["type"], a["payload"], a.get("source", "assistant"), _time(a, "timestamp")
+    )
+
+
+async def log_playlist_create(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return await service.log_playlist_create(a, _time(a, "created_at"))
+
+
+async def log_playlist_mutation(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return await service.log_playlist_mutation(a, _time(a, "timestamp"))
+
+
+async def get_playlists(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return await service.get_playlists(a["user_id"], a.get("limit", 50), a.get("cursor"))
+
+
+async def get_playlist(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    found = await service.get_playlist(a["user_id"], a["playlist_id"], a.get("include_events_limit", 50))
+    head = found["head"]
+    playlist = {
+        "playlist_id": head["playlist_id"],
+        "user_id": head["user_id"],
+        "name": head["name"],
+        "created_at": head["created_at"],
+        "updated_at": head["updated_at"],
+        "intent_tags": head["intent_tags"],
+        "seed_context": head["seed_context"],
+    }
+    if head.get("description") is not None:
+        playlist["description"] = head["description"]
+    snapshot = head["latest_snapshot"]
+    return {
+        "playlist": playlist,
+        "latest_snapshot": {
+            "snapshot_id": snapshot["snapshot_id"],
+            "created_at": snapshot["created_at"],
+            "track_ids": snapshot["track_ids"],
+        },
+        "recent_events": [
+            {"event_id": e["event_id"], "timestamp": e["timestamp"], "type": e["type"], "payload": e["payload"]}
+            for e in found["recent_events"]
+        ],
+    }
+
+
+async def reconstruct_playlist(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return await service.reconstruct_playlist(a["user_id"], a["playlist_id"], _time(a, "at_time"))
+
+
+async def search(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return {"results": await service.search(a["user_id"], a["query"], a.get("limit", 25))}
+
+
+async def export_user_data(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    data = await service.export_user_data(a["user_id"], a.get("cursor"))
+    return {"user_id": a["user_id"], "exported_at": data["as_of"], "data": data}
+
+
+async def delete_user_data(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return await service.delete_user_data(a["user_id"])
+
+
+async def list_users(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+    return {"users": await service.list_users(a.get("limit", 50))}

@@ -1,0 +1,23 @@
+"""The server's instructions: the PRD playbook (§10), as the calling model should read it."""
+
+INSTRUCTIONS = """\
+Taste Memory remembers, per user, a taste profile and a ledger of every playlist you made or changed.
+Memory is the system of record: never rely on reading a playlist back from the music service.
+
+1. Session start: ops_list_users; if exactly one user, use it, else ask. Then memory_get_profile
+   (and memory_get_playlists with limit 10 if the user refers to earlier playlists).
+2. When the user states a preference ("I like", "avoid", "more/less", "remember"):
+   memory_append_preference_event with the user's words in payload.raw_text and source "user";
+   then memory_update_profile with a merge patch of the normalized rule (playlist_rules.*,
+   energy_preferences, avoid, core_genres, secondary_vibes) and a reason.
+3. After creating a playlist on the music service: memory_log_playlist_create at once with the exact
+   ordered track_ids, intent_tags and seed_context (time window, inspiration, constraints).
+4. After every edit on the music service: memory_log_playlist_mutation (ADD_TRACKS, REMOVE_TRACKS,
+   REORDER with the full order, UPDATE_META), with a client_event_id so retries are safe.
+5. Respect playlist_rules.max_tracks_per_artist (default 3) when selecting tracks; log exceptions the
+   user asks for as a preference event.
+6. "What's in it now?" or read-back fails (403): memory_reconstruct_playlist (or memory_get_playlist).
+7. "Find that playlist from before": memory_search with the user's words, then memory_get_playlist;
+   use its tracks as the seed set for a v2.
+Every answer is {success, result} or {success: false, error: {code, message, details}}.
+"""
