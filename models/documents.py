@@ -45,6 +45,7 @@ class PreferenceEventDocument(Document):
     payload: dict[str, Any]
     timestamp: datetime
     recorded_at: datetime
+    recorded_ns: int
 
     class Settings:
         name = "preference_events"
@@ -58,6 +59,7 @@ class PlaylistEvent(BaseModel):
     payload: dict[str, Any]
     timestamp: datetime
     recorded_at: datetime
+    recorded_ns: int  # server clock at commit: orders the listing "as of" a cursor's moment
     client_event_id: str | None = None
     request_hash: str | None = None
 
@@ -69,6 +71,14 @@ class Snapshot(BaseModel):
     source: str  # create | periodic | manual
     track_ids: list[str]
     meta: dict[str, Any]  # name, description, intent_tags as of this snapshot
+
+
+class SnapshotSummary(BaseModel):
+    snapshot_id: str
+    seq: int
+    created_at: datetime
+    source: str
+    track_count: int
 
 
 class PlaylistHistoryBucket(Document):
@@ -83,12 +93,13 @@ class PlaylistHistoryBucket(Document):
     playlist_id: str
     base_seq: int
     last_seq: int
+    prev_base_seq: int | None  # buckets are contiguous forward (next base = last_seq + 1)
     start_time: datetime
     end_time: datetime
     track_id_volume: int
     snapshot: Snapshot
     events: list[PlaylistEvent] = []
-    created: dict[str, Any] | None = None  # bucket 0 only: created_at, seed_context, idempotency
+    created: dict[str, Any] | None = None  # bucket 0 only: created_at, recorded_ns, seed_context, idempotency
 
     class Settings:
         name = "playlist_history"
@@ -114,13 +125,17 @@ class PlaylistDocument(Document):
     intent_tags: list[str] = []
     seed_context: dict[str, Any] = {}
     created_at: datetime
+    created_ns: int
     updated_at: datetime
     touched_ns: int
     seq: int
+    open_base_seq: int
     track_ids: list[str]
+    track_count: int
     latest_snapshot: Snapshot
-    recent_snapshots: list[dict[str, Any]] = []
+    recent_snapshots: list[SnapshotSummary] = []
     recent_events: list[PlaylistEvent] = []
+    bucket_index: list[tuple[int, datetime]] = []  # (base_seq, start_time) of every bucket
 
     class Settings:
         name = "playlists"
@@ -140,7 +155,7 @@ class IdempotencyRecord(Document):
     key: str
     request_hash: str
     playlist_id: str
-    created_at: datetime
+    created_at: datetime | None  # None when re-derived by an import
 
     class Settings:
         name = "idempotency"
