@@ -96,7 +96,8 @@ class PlaylistHistoryBucket(Document):
     prev_base_seq: int | None  # buckets are contiguous forward (next base = last_seq + 1)
     start_time: datetime
     end_time: datetime
-    track_id_volume: int
+    track_id_volume: int  # track IDs carried by the events after the snapshot
+    snapshot_track_count: int
     snapshot: Snapshot
     events: list[PlaylistEvent] = []
     created: dict[str, Any] | None = None  # bucket 0 only: created_at, recorded_ns, seed_context, idempotency

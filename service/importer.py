@@ -62,6 +62,7 @@ def _buckets(user_id: int, pid: str, entry: dict[str, Any]) -> list[dict[str, An
             "start_time": snapshot["created_at"],
             "end_time": own[-1]["timestamp"] if own else snapshot["created_at"],
             "track_id_volume": sum(track_id_volume(e["type"], e["payload"]) for e in own if e["seq"] > base),
+            "snapshot_track_count": len(snapshot["track_ids"]),
             "snapshot": snapshot,
             "events": own,
             "created": created if base == 0 else None,

@@ -14,6 +14,11 @@ from service.ledger.state import PlaylistState, apply_event
 from service.storage import Database
 
 
+# mongomock copies every field a read returns: reads that need no track lists leave them out.
+BUCKET_HEADER = {"snapshot.track_ids": 0, "events": 0}
+HEAD_STATE = {"latest_snapshot": 0, "recent_events": 0, "recent_snapshots": 0, "bucket_index": 0}
+
+
 def snapshot_summary(snapshot: dict[str, Any]) -> dict[str, Any]:
     return {k: snapshot[k] for k in ("snapshot_id", "seq", "created_at", "source")} | {
         "track_count": len(snapshot["track_ids"])
@@ -36,15 +41,21 @@ def replay_bucket(bucket: dict[str, Any], max_tracks: int, until: Any = None) ->
     return state, applied
 
 
-async def load_bucket(db: Database, user_id: int, playlist_id: str, base_seq: int) -> dict[str, Any] | None:
-    return await db.history.find_one({"_id": bucket_id(user_id, playlist_id, base_seq)})
+async def load_bucket(
+    db: Database, user_id: int, playlist_id: str, base_seq: int, projection: dict[str, int] | None = None
+) -> dict[str, Any] | None:
+    return await db.history.find_one({"_id": bucket_id(user_id, playlist_id, base_seq)}, projection)
 
 
-async def walk_forward(db: Database, bucket: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+async def walk_forward(
+    db: Database, bucket: dict[str, Any], projection: dict[str, int] | None = None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Follow contiguous buckets past ``bucket``; return the newest and every newer one seen."""
     newer: list[dict[str, Any]] = []
     while True:
-        following = await load_bucket(db, bucket["user_id"], bucket["playlist_id"], bucket["last_seq"] + 1)
+        following = await load_bucket(
+            db, bucket["user_id"], bucket["playlist_id"], bucket["last_seq"] + 1, projection
+        )
         if following is None:
             return bucket, newer
         newer.append(following)

@@ -19,8 +19,8 @@ class LedgerReader:
         self._db = db
         self._writer = writer
 
-    async def _head(self, user_id: int, playlist_id: str) -> dict[str, Any]:
-        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id)})
+    async def _head(self, user_id: int, playlist_id: str, projection: dict[str, int] | None = None) -> dict[str, Any]:
+        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, projection)
         if head is None:
             # Roll forward a creation a crash interrupted; raises if the playlist was never logged.
             head, _ = await self._writer.open_head(user_id, playlist_id)
@@ -28,7 +28,7 @@ class LedgerReader:
 
     async def reconstruct_at(self, user_id: int, playlist_id: str, at_time: datetime | None) -> dict[str, Any]:
         """Exact track list at ``at_time`` (latest if None): one bucket read plus a short replay."""
-        head = await self._head(user_id, playlist_id)
+        head = await self._head(user_id, playlist_id, {"bucket_index": 1})
         index = head["bucket_index"]
         if at_time is not None and at_time < as_utc(index[0][1]):
             raise PlaylistNotYetCreated(

@@ -18,7 +18,14 @@ from typing import Any
 from service.errors import PlaylistAlreadyLogged, PlaylistNotFound, SequenceConflict, TimestampOutOfOrder
 from service.idempotency import claim_key
 from service.ledger.keys import bucket_id, head_id
-from service.ledger.projection import advance_head, load_bucket, rebuild_head, replay_bucket, walk_forward
+from service.ledger.projection import (
+    BUCKET_HEADER,
+    HEAD_STATE,
+    advance_head,
+    load_bucket,
+    rebuild_head,
+    walk_forward,
+)
 from service.ledger.state import PlaylistState, apply_event, check_payload_shape, track_id_volume
 from service.settings import Settings
 from service.storage import Database, DuplicateDocument
@@ -36,7 +43,7 @@ class SnapshotPolicy:
     def bucket_is_full(self, bucket: dict[str, Any]) -> bool:
         """Decided from the stored bucket alone, so racing writers agree."""
         events = bucket["last_seq"] - bucket["base_seq"]
-        snapshot_len = len(bucket["snapshot"]["track_ids"])
+        snapshot_len = bucket["snapshot_track_count"]
         if snapshot_len + bucket["track_id_volume"] >= self.bucket_max_track_ids:
             return True
         return events >= self.every - 1 and bucket["track_id_volume"] >= self.min_event_share * snapshot_len
@@ -107,6 +114,7 @@ class LedgerWriter:
             "start_time": moment,
             "end_time": moment,
             "track_id_volume": 0,
+            "snapshot_track_count": len(track_ids),
             "snapshot": snapshot,
             "events": [],
             "created": {
@@ -149,17 +157,20 @@ class LedgerWriter:
         event = next(e for e in bucket["events"] if e.get("client_event_id") == key)
         return _mutation_result(bucket, event)
 
-    async def open_head(self, user_id: int, playlist_id: str) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The playlist document and its newest bucket, rolling the document forward if needed."""
-        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id)})
+    async def open_head(
+        self, user_id: int, playlist_id: str, projection: dict[str, int] | None = None
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The playlist document (fields per ``projection``) and the header of its newest bucket,
+        rolling the document forward first if a crash left it behind."""
+        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, projection)
         if head is None:
             head = await rebuild_head(self._db, user_id, playlist_id, self.caps)
             if head is None:
                 raise PlaylistNotFound("no playlist with this id is logged for this user", {"field": "playlist_id"})
-        bucket = await load_bucket(self._db, user_id, playlist_id, head["open_base_seq"])
+        bucket = await load_bucket(self._db, user_id, playlist_id, head["open_base_seq"], BUCKET_HEADER)
         if bucket is None:  # pragma: no cover - the projection never names a bucket that does not exist
             raise PlaylistNotFound("playlist history is missing", {"field": "playlist_id"})
-        newest, _ = await walk_forward(self._db, bucket)
+        newest, _ = await walk_forward(self._db, bucket, BUCKET_HEADER)
         if newest["last_seq"] != head["seq"]:
             head = await rebuild_head(self._db, user_id, playlist_id, self.caps) or head
         return head, newest
@@ -181,7 +192,7 @@ class LedgerWriter:
                 if found is not None:
                     return found
         for _ in range(MAX_ATTEMPTS):
-            head, bucket = await self.open_head(user_id, playlist_id)
+            head, bucket = await self.open_head(user_id, playlist_id, HEAD_STATE)
             if client_event_id is not None:
                 found = await self._find_keyed_event(user_id, playlist_id, client_event_id)
                 if found is not None:
@@ -261,6 +272,7 @@ class LedgerWriter:
             "start_time": event["timestamp"],
             "end_time": event["timestamp"],
             "track_id_volume": 0,
+            "snapshot_track_count": len(state.track_ids),
             "snapshot": {
                 "snapshot_id": str(uuid.uuid4()),
                 "seq": seq,
