@@ -17,13 +17,13 @@ class Settings(BaseSettings):
     data_dir: Path = Field(Path("./data"), description="Embedded store directory.")
     journal: bool = Field(True, description="Embedded store: commit every call to SQLite (off = memory only).")
 
-    transport: Literal["sse", "streamable-http", "stdio"] = "sse"
-    host: str = "127.0.0.1"
-    port: int = Field(8765, ge=0, le=65535)
+    transport: Literal["sse", "streamable-http", "stdio"] = Field("sse", description="sse, streamable-http or stdio.")
+    host: str = Field("127.0.0.1", description="HTTP bind address.")
+    port: int = Field(8765, ge=0, le=65535, description="HTTP port.")
     tool_names: Literal["plain", "dotted"] = Field(
         "plain", description="plain: memory_get_profile (Claude/OpenAI safe); dotted: memory.get_profile."
     )
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the JSON log lines.")
 
     snapshot_every: int = Field(10, ge=1, description="Snapshot after this many mutations.")
     snapshot_min_event_share: float = Field(
