@@ -1,7 +1,8 @@
 """Export of everything stored for one user, as JSON the importer reads back.
 
 The export is a sequence of pieces in a fixed order (profile, preference events, then each
-playlist's header, snapshots and events by sequence). It holds no derivable data: the playlist
+playlist's header, snapshots and events by sequence). A piece larger than a part travels as
+``chunks``: consecutive slices of its JSON text, joined and parsed by the importer. It holds no derivable data: the playlist
 document, idempotency claims and indexes are rebuilt on import. A tool answer carries one
 *part* of at most ``export_part_bytes``; the cursor names the last piece sent and the moment of
 the first part, so later parts neither repeat nor skip anything recorded by then.
@@ -40,46 +41,54 @@ def _size(body: dict[str, Any]) -> int:
     return len(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
 
 
-def _snapshot_pieces(pid: str, snapshot: dict[str, Any], budget: int) -> list[Piece]:
-    body = to_json(snapshot)
+def _fit(section: str, key: list[Any], body: dict[str, Any], budget: int, pid: str | None = None) -> list[Piece]:
+    """The piece itself, or, if it is larger than a part, consecutive text chunks of its JSON."""
     if _size(body) <= budget:
-        return [("snapshot", [2, pid, snapshot["seq"], 0, 0], body)]
-    # A snapshot larger than a part is sent in slices of its track list, in order.
-    ids, pieces, start, chunk = body["track_ids"], [], 0, 0
-    per_slice = max(1, budget // 90)  # an ID is at most 80 characters plus quotes and comma
-    while start < len(ids) or chunk == 0:
-        part = {**body, "track_ids": ids[start : start + per_slice]}
-        start += per_slice
-        part["track_ids_continued"] = start < len(ids)
-        pieces.append(("snapshot", [2, pid, snapshot["seq"], 0, chunk], part))
-        chunk += 1
-    return pieces
+        return [(section, key, body)]
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    spans, start, step = [], 0, max(1, budget // 2)  # escaping as a JSON string about doubles it at most
+    while start < len(text):
+        end = min(len(text), start + step)
+        while end - start > 1 and _size({"text": text[start:end]}) > budget - 200:
+            end = start + (end - start) // 2
+        spans.append((start, end))
+        start = end
+    return [
+        ("chunk", [*key, i], {"section": section, "playlist_id": pid, "index": i, "count": len(spans),
+                              "text": text[a:b]})
+        for i, (a, b) in enumerate(spans)
+    ]
 
 
 async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int) -> AsyncIterator[Piece]:
     profile = await db.profiles.find_one({"_id": user_id})
     if profile is not None:
-        yield "profile", [0], to_json(profile)
+        for piece in _fit("profile", [0], to_json(profile), budget):
+            yield piece
     events = await db.preference_events.find({"user_id": user_id}, sort=[("recorded_ns", 1), ("_id", 1)])
     for event in events:
         if event["recorded_ns"] <= as_of_ns:
-            yield "preference_event", [1, event["recorded_ns"], event["_id"]], {"event_id": event["_id"]} | to_json(event)
+            body = {"event_id": event["_id"]} | to_json(event)
+            for piece in _fit("preference_event", [1, event["recorded_ns"], event["_id"]], body, budget):
+                yield piece
     playlist_ids = sorted({b["playlist_id"] for b in await db.history.find({"user_id": user_id, "base_seq": 0}, {"playlist_id": 1})})
     for pid in playlist_ids:
         buckets = await db.history.find({"user_id": user_id, "playlist_id": pid}, sort=[("base_seq", 1)])
         created = buckets[0]["created"]
         if created["recorded_ns"] > as_of_ns:
             continue
-        yield "playlist", [2, pid, -1], {"playlist_id": pid} | to_json(created)
+        for piece in _fit("playlist", [2, pid, -1], {"playlist_id": pid} | to_json(created), budget, pid):
+            yield piece
         for bucket in buckets:
             kept = [e for e in bucket["events"] if e["recorded_ns"] <= as_of_ns]
             opener = kept[:1] if bucket["base_seq"] > 0 else []
             if bucket["base_seq"] > 0 and not (opener and opener[0]["seq"] == bucket["base_seq"]):
                 break  # this snapshot was taken after the export's moment
-            for piece in _snapshot_pieces(pid, bucket["snapshot"], budget):
+            for piece in _fit("snapshot", [2, pid, bucket["base_seq"], 0], to_json(bucket["snapshot"]), budget, pid):
                 yield piece
             for event in kept:
-                yield "event", [2, pid, event["seq"], 1], to_json(event)
+                for piece in _fit("event", [2, pid, event["seq"], 1], to_json(event), budget, pid):
+                    yield piece
 
 
 def encode_cursor(as_of_ns: int, key: list[Any], part: int) -> str:
@@ -102,6 +111,7 @@ def empty_data(as_of_ns: int, part: int) -> dict[str, Any]:
         "profile": None,
         "preference_events": [],
         "playlists": [],
+        "chunks": [],
         "continuation": {"part": part, "next_cursor": None},
     }
 
@@ -117,6 +127,8 @@ def add_piece(data: dict[str, Any], section: str, body: dict[str, Any]) -> None:
         data["preference_events"].append(body)
     elif section == "playlist":
         data["playlists"].append({**body, "snapshots": [], "events": []})
+    elif section == "chunk":
+        data["chunks"].append(body)
     else:
         data["playlists"][-1][f"{section}s"].append(body)
 
@@ -145,11 +157,12 @@ async def export_part(db: Database, user_id: int, cursor: str | None, budget: in
         if used and used + size > budget:
             data["continuation"]["next_cursor"] = encode_cursor(as_of, last_key or key, part + 1)
             break
-        pid = key[1] if key[0] == 2 else None
+        pid = key[1] if key[0] == 2 and section != "chunk" else None
         if pid is not None and section != "playlist" and pid != current_pid:
             # A part that starts inside a playlist repeats only its id, so the importer can join.
             data["playlists"].append({"playlist_id": pid, "snapshots": [], "events": []})
-        current_pid = pid
+        if section != "chunk":
+            current_pid = pid
         add_piece(data, section, body)
         used += size
         last_key = key

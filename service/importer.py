@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from service.errors import Conflict, InvalidArgument
@@ -17,25 +18,43 @@ def _dates(item: dict[str, Any], *names: str) -> dict[str, Any]:
     return {**item, **{n: parse_iso(item[n]) for n in names if isinstance(item.get(n), str)}}
 
 
+def _place(merged: dict[str, Any], section: str, body: dict[str, Any], pid: str | None) -> None:
+    if section == "profile":
+        merged["profile"] = body
+    elif section == "preference_event":
+        merged["preference_events"].append(body)
+    else:
+        target = merged["playlists"].setdefault(pid or body["playlist_id"], {"snapshots": [], "events": []})
+        if section == "playlist":
+            target.update({k: v for k, v in body.items() if k not in ("snapshots", "events")})
+        else:
+            target[f"{section}s"].append(body)
+
+
 def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
-    """Join continuation parts: playlists split across parts, snapshots split into slices."""
+    """Join continuation parts: playlists split across parts, oversize pieces sent as chunks."""
     merged: dict[str, Any] = {"profile": None, "preference_events": [], "playlists": {}}
+    pending = ""
     for data in parts:
         if data.get("format") != "taste-memory-export/1":
             raise InvalidArgument("not a taste-memory export (format taste-memory-export/1)", {"field": "format"})
-        merged["profile"] = data.get("profile") or merged["profile"]
-        merged["preference_events"].extend(data.get("preference_events", []))
+        if data.get("profile"):
+            _place(merged, "profile", data["profile"], None)
+        for event in data.get("preference_events", []):
+            _place(merged, "preference_event", event, None)
         for entry in data.get("playlists", []):
-            target = merged["playlists"].setdefault(entry["playlist_id"], {"snapshots": [], "events": []})
-            target.update({k: v for k, v in entry.items() if k not in ("snapshots", "events")})
-            for snapshot in entry["snapshots"]:
-                previous = target["snapshots"][-1] if target["snapshots"] else None
-                if previous is not None and previous.get("track_ids_continued") and previous["seq"] == snapshot["seq"]:
-                    previous["track_ids"] = previous["track_ids"] + snapshot["track_ids"]
-                    previous["track_ids_continued"] = snapshot.get("track_ids_continued", False)
-                else:
-                    target["snapshots"].append(dict(snapshot))
-            target["events"].extend(entry["events"])
+            pid = entry["playlist_id"]
+            _place(merged, "playlist", entry, pid)
+            for section in ("snapshot", "event"):
+                for body in entry[f"{section}s"]:
+                    _place(merged, section, body, pid)
+        for chunk in data.get("chunks", []):
+            pending += chunk["text"]
+            if chunk["index"] == chunk["count"] - 1:
+                _place(merged, chunk["section"], json.loads(pending), chunk.get("playlist_id"))
+                pending = ""
+    if pending:
+        raise InvalidArgument("the export ends inside a chunked piece: a part is missing", {"field": "chunks"})
     return merged
 
 
