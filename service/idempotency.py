@@ -25,11 +25,26 @@ def claim_id(user_id: int, scope: str, key: str) -> str:
     return f"{user_id}:{scope}:{key}"
 
 
-async def claim_key(
-    db: Database, user_id: int, scope: str, key: str, digest: str, playlist_id: str
-) -> bool:
-    """Claim ``key`` for this request. Return True if it was claimed earlier for the same request
-    (a retry), False if this call claimed it; raise if it belongs to a different request."""
+def _reused(scope: str) -> IdempotencyKeyReused:
+    field = "idempotency_key" if scope == "create" else "client_event_id"
+    return IdempotencyKeyReused(f"this {field} was already used for a different request", {"field": field})
+
+
+async def key_seen(db: Database, user_id: int, scope: str, key: str, digest: str) -> bool:
+    """True if ``key`` was claimed for this same request (a retry); raise if for another one."""
+    existing = await db.idempotency.find_one({"_id": claim_id(user_id, scope, key)})
+    if existing is None:
+        return False
+    if existing["request_hash"] != digest:
+        raise _reused(scope)
+    return True
+
+
+async def claim_key(db: Database, user_id: int, scope: str, key: str, digest: str, playlist_id: str) -> bool:
+    """Claim ``key`` right before the commit (so a request the ledger refuses burns no key).
+
+    Return True if this call took the claim, False if the same request holds it already (a
+    concurrent or earlier attempt); raise if a different request holds it."""
     record = {
         "_id": claim_id(user_id, scope, key),
         "user_id": user_id,
@@ -41,12 +56,13 @@ async def claim_key(
     }
     try:
         await db.idempotency.insert_one(record)
-        return False
+        return True
     except DuplicateDocument:
-        existing = await db.idempotency.find_one({"_id": record["_id"]})
-    if existing is None or existing["request_hash"] != digest:
-        field = "idempotency_key" if scope == "create" else "client_event_id"
-        raise IdempotencyKeyReused(
-            f"this {field} was already used for a different request", {"field": field}
-        )
-    return True
+        if await key_seen(db, user_id, scope, key, digest):
+            return False
+        raise _reused(scope) from None  # pragma: no cover - the claim vanished (user deleted) meanwhile
+
+
+async def release_key(db: Database, user_id: int, scope: str, key: str) -> None:
+    """Give back a claim this call took for a request that was then refused."""
+    await db.idempotency.delete_many({"_id": claim_id(user_id, scope, key)})

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from service.errors import PlaylistAlreadyLogged, PlaylistNotFound, SequenceConflict, TimestampOutOfOrder
-from service.idempotency import claim_key
+from service.errors import MemoryServiceError, PlaylistAlreadyLogged, PlaylistNotFound, SequenceConflict, TimestampOutOfOrder
+from service.idempotency import claim_key, key_seen, release_key
 from service.ledger.keys import bucket_id, head_id
 from service.ledger.projection import (
     BUCKET_HEADER,
@@ -32,6 +32,8 @@ from service.storage import Database, DuplicateDocument
 from service.timeutil import utc_now
 
 MAX_ATTEMPTS = 64
+
+
 
 
 @dataclass(frozen=True)
@@ -89,12 +91,14 @@ class LedgerWriter:
         digest: str,
     ) -> dict[str, Any]:
         """Log a new playlist; a retry with the same key and request returns the first result."""
+        fresh_claim = False
         if idempotency_key is not None:
-            if await claim_key(self._db, user_id, "create", idempotency_key, digest, playlist_id):
+            if await key_seen(self._db, user_id, "create", idempotency_key, digest):
                 existing = await load_bucket(self._db, user_id, playlist_id, 0)
                 if existing is not None and existing["created"].get("idempotency_key") == idempotency_key:
                     await self._ensure_head(existing)
                     return _create_result(existing)
+            fresh_claim = await claim_key(self._db, user_id, "create", idempotency_key, digest, playlist_id)
         moment = created_at or utc_now()
         snapshot = {
             "snapshot_id": str(uuid.uuid4()),
@@ -136,6 +140,8 @@ class LedgerWriter:
             ):
                 await self._ensure_head(existing)
                 return _create_result(existing)
+            if fresh_claim and idempotency_key is not None:
+                await release_key(self._db, user_id, "create", idempotency_key)
             raise PlaylistAlreadyLogged(
                 "this playlist is already logged; log changes with memory.log_playlist_mutation",
                 {"field": "playlist_id"},
@@ -185,25 +191,41 @@ class LedgerWriter:
         client_event_id: str | None,
         digest: str,
     ) -> dict[str, Any]:
-        check_payload_shape(event_type, payload)
-        if client_event_id is not None:
-            if await claim_key(self._db, user_id, "mutation", client_event_id, digest, playlist_id):
-                found = await self._find_keyed_event(user_id, playlist_id, client_event_id)
-                if found is not None:
-                    return found
-        for _ in range(MAX_ATTEMPTS):
-            head, bucket = await self.open_head(user_id, playlist_id, HEAD_STATE)
-            if client_event_id is not None:
-                found = await self._find_keyed_event(user_id, playlist_id, client_event_id)
-                if found is not None:
-                    return found
-            try:
-                return await self._commit(head, bucket, event_type, payload, timestamp, client_event_id, digest)
-            except SequenceConflict:
-                continue
-        raise SequenceConflict("too many concurrent writers on this playlist; retry", {"field": "playlist_id"})
+        """Log one change. With a ``client_event_id`` it commits once however often it is sent.
 
-    async def _commit(
+        The key is claimed only once the change is known to apply, right before the commit. An
+        existing claim (an earlier or concurrent attempt of the same request) means the ledger
+        must be searched for the event first; the per-sequence commit makes that search exact.
+        """
+        check_payload_shape(event_type, payload)
+        key = client_event_id
+        search_first = key is not None and await key_seen(self._db, user_id, "mutation", key, digest)
+        claimed, took_claim = key is None, False
+        try:
+            for _ in range(MAX_ATTEMPTS):
+                head, bucket = await self.open_head(user_id, playlist_id, HEAD_STATE)
+                if key is not None and search_first:
+                    found = await self._find_keyed_event(user_id, playlist_id, key)
+                    if found is not None:
+                        return found
+                event, new_state = self._prepare(head, bucket, event_type, payload, timestamp, key, digest)
+                if not claimed:
+                    took_claim = await claim_key(self._db, user_id, "mutation", key or "", digest, playlist_id)
+                    claimed = True
+                    if not took_claim:  # another attempt of this request is under way or was cut short
+                        search_first = True
+                        continue
+                try:
+                    return await self._write(head, bucket, event, new_state)
+                except SequenceConflict:
+                    search_first = key is not None
+            raise SequenceConflict("too many concurrent writers on this playlist; retry", {"field": "playlist_id"})
+        except MemoryServiceError:
+            if took_claim and key is not None:  # refused: a corrected request may use the key
+                await release_key(self._db, user_id, "mutation", key)
+            raise
+
+    def _prepare(
         self,
         head: dict[str, Any],
         bucket: dict[str, Any],
@@ -212,7 +234,8 @@ class LedgerWriter:
         timestamp: datetime | None,
         client_event_id: str | None,
         digest: str,
-    ) -> dict[str, Any]:
+    ) -> tuple[dict[str, Any], PlaylistState]:
+        """The event at the next sequence number and the state after it; raises if it cannot apply."""
         last_change = bucket["end_time"]
         moment = timestamp or max(utc_now(), last_change)
         if moment < last_change:
@@ -235,6 +258,13 @@ class LedgerWriter:
             "client_event_id": client_event_id,
             "request_hash": digest,
         }
+        return event, new_state
+
+    async def _write(
+        self, head: dict[str, Any], bucket: dict[str, Any], event: dict[str, Any], new_state: PlaylistState
+    ) -> dict[str, Any]:
+        """Commit the event (single winner per sequence number), then advance the projection."""
+        seq, moment = event["seq"], event["timestamp"]
         opens_bucket = self._policy.bucket_is_full(bucket)
         if opens_bucket:
             after = self._new_bucket(bucket, event, new_state)
@@ -243,7 +273,7 @@ class LedgerWriter:
             except DuplicateDocument:
                 raise SequenceConflict("another writer committed this sequence number") from None
         else:
-            volume = track_id_volume(event_type, payload)
+            volume = track_id_volume(event["type"], event["payload"])
             matched = await self._db.history.update_one(
                 {"_id": bucket["_id"], "last_seq": seq - 1},
                 {
