@@ -124,7 +124,8 @@ async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[
         "bucket_index": index,
         **head_fields(newest, state),
     }
-    await db.playlists.replace_one(document)
+    # Concurrent rebuilds and writers race here: never move the document back to an older state.
+    await db.playlists.replace_one(document, condition={"seq": {"$lte": document["seq"]}})
     return document
 
 

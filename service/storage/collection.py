@@ -93,12 +93,19 @@ class TrackedCollection:
         finally:
             self._mark_dirty(self.name, doc_id)
 
-    async def replace_one(self, document: dict[str, Any]) -> None:
+    async def replace_one(self, document: dict[str, Any], condition: Mapping[str, Any] | None = None) -> bool:
+        """Insert or replace the document; with ``condition``, replace only a stored document that
+        meets it. Return False if a stored document did not meet it (nothing written)."""
         doc_id = _document_id(document)
         try:
-            await self._run(self._collection.replace_one({"_id": doc_id}, document, upsert=True))
+            await self._run(self._collection.replace_one({"_id": doc_id, **(condition or {})}, document, upsert=True))
+        except DuplicateDocument:
+            if condition is None:
+                raise
+            return False
         finally:
             self._mark_dirty(self.name, doc_id)
+        return True
 
     async def delete_many(self, filter_: Mapping[str, Any]) -> int:
         ids = [doc["_id"] for doc in await self.find(filter_, {"_id": 1})]
