@@ -33,7 +33,7 @@ class Settings(BaseSettings):
         "share of the playlist's length in track IDs, so snapshots do not dominate storage.",
     )
     bucket_max_track_ids: int = Field(
-        12_000, ge=100, description="Seal a history bucket once it holds this many track IDs."
+        100_000, ge=100, description="Seal a history bucket once it holds this many track IDs (keeps a document far below 16 MB)."
     )
     recent_events_cap: int = Field(50, ge=1, description="Events kept on the playlist document.")
     recent_snapshots_cap: int = Field(5, ge=1, description="Snapshot summaries kept on the playlist document.")

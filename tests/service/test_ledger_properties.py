@@ -1,0 +1,377 @@
+"""Property test of the playlist ledger against an independent reference model.
+
+Each example draws a settings variant with small caps (so reconstruction crosses snapshot and
+bucket boundaries and the capped arrays on the playlist document have dropped entries), a
+playlist, and a sequence of mutations with non-decreasing, often equal, millisecond timestamps
+written with sub-millisecond noise and arbitrary UTC offsets. Some mutations are ones the contract
+rejects; the model predicts the error code and that nothing changes. Then every read tool is
+checked against the model at many moments.
+
+Each example opens its own store (``settings_factory`` gives a new directory or database per
+call), so examples share nothing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from tests.service.ledger_model import RefState, Rejected, input_iso, iso_to_ms, ms_to_iso, ref_apply
+from tests.support import connected, playlist, track
+
+USER = 7
+PLAYLIST = playlist(42)
+BASE_MS = 1_700_000_000_000  # 2023-11-14
+
+# name -> (settings overrides, snapshot every N-th mutation exactly?)
+CONFIGS: dict[str, tuple[dict[str, Any], bool]] = {
+    "every3": (dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2, snapshot_min_event_share=0.0), True),
+    "every2": (dict(snapshot_every=2, recent_events_cap=2, recent_snapshots_cap=1, snapshot_min_event_share=0.0), True),
+    "every1": (dict(snapshot_every=1, recent_events_cap=1, recent_snapshots_cap=1, snapshot_min_event_share=0.0), True),
+    "sized": (
+        dict(
+            snapshot_every=3,
+            recent_events_cap=3,
+            recent_snapshots_cap=2,
+            snapshot_min_event_share=0.5,
+            bucket_max_track_ids=100,
+        ),
+        False,
+    ),
+    "default_share": (dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2), False),
+}
+
+STEPS_MS = [0, 0, 0, 1, 2, 999, 1000, 60_000, 86_400_000]
+OFFSETS = [0, 0, 0, 60, -300, 330, 14 * 60, -12 * 60]
+
+
+@dataclass
+class Op:
+    kind: str
+    payload: dict[str, Any]
+    ts_ms: int
+    ts_text: str
+    expect: str | None  # None: succeeds; else the error code
+
+
+@dataclass
+class Scenario:
+    config: str
+    create_args: dict[str, Any]
+    created_ms: int
+    ops: list[Op]
+    # Reference history: (timestamp ms, state) after creation and after each accepted mutation.
+    history: list[tuple[int, RefState]] = field(default_factory=list)
+    accepted: list[Op] = field(default_factory=list)
+    extra_at_times: list[tuple[int, int, int]] = field(default_factory=list)  # (ms, extra_us, offset)
+
+
+def _text(max_size: int) -> st.SearchStrategy[str]:
+    letters = st.characters(min_codepoint=32, max_codepoint=0x2FFF, exclude_categories=("Cs",))
+    return st.text(letters, min_size=1, max_size=max_size)
+
+
+@st.composite
+def scenarios(draw: st.DrawFn) -> Scenario:
+    config = draw(st.sampled_from(sorted(CONFIGS)))
+    big = config == "sized"
+    pool = [track(i) for i in range(draw(st.integers(1, 40 if big else 6)))]
+    absent = track(999_999)  # never in any playlist
+    tid = st.sampled_from(pool)
+    block_max = 30 if big else 4
+
+    initial = draw(st.lists(tid, min_size=1, max_size=60 if big else 8))
+    meta: dict[str, Any] = {"name": draw(_text(30)), "intent_tags": draw(st.lists(_text(8), max_size=3))}
+    create_args: dict[str, Any] = {
+        "user_id": USER,
+        "playlist_id": PLAYLIST,
+        "name": meta["name"],
+        "track_ids": initial,
+        "intent_tags": meta["intent_tags"],
+    }
+    if draw(st.booleans()):
+        meta["description"] = draw(st.text(max_size=40))
+        create_args["description"] = meta["description"]
+    created_ms = BASE_MS + draw(st.integers(0, 10**9))
+    create_args["created_at"] = input_iso(created_ms, draw(st.integers(0, 999)), draw(st.sampled_from(OFFSETS)))
+
+    state = RefState(tuple(initial), meta)
+    history = [(created_ms, state)]
+    accepted: list[Op] = []
+    ops: list[Op] = []
+    last_ms = created_ms
+    for _ in range(draw(st.integers(0, 16))):
+        kind = draw(
+            st.sampled_from(
+                [
+                    "append", "append", "insert_at", "insert_at", "positions", "positions",
+                    "remove", "remove", "reorder", "reorder", "meta",
+                    "bad_insert_at", "bad_positions_range", "bad_positions_shape",
+                    "bad_reorder", "bad_meta", "stale_timestamp",
+                ]
+            )
+        )
+        ts_ms = last_ms + draw(st.sampled_from(STEPS_MS))
+        current = list(state.tracks)
+        block = draw(st.lists(tid, min_size=1, max_size=block_max))
+        if kind == "append":
+            mtype, payload = "ADD_TRACKS", {"track_ids": block}
+        elif kind == "insert_at":
+            mtype, payload = "ADD_TRACKS", {"track_ids": block, "insert_at": draw(st.integers(0, len(current)))}
+        elif kind == "bad_insert_at":
+            mtype = "ADD_TRACKS"
+            payload = {"track_ids": block, "insert_at": len(current) + draw(st.integers(1, 3))}
+        elif kind == "positions":
+            size = len(current) + len(block)
+            positions = draw(st.lists(st.integers(0, size - 1), unique=True, min_size=len(block), max_size=len(block)))
+            mtype, payload = "ADD_TRACKS", {"track_ids": block, "positions": positions}
+        elif kind == "bad_positions_range":
+            size = len(current) + len(block)
+            positions = draw(st.lists(st.integers(0, size - 1), unique=True, min_size=len(block), max_size=len(block)))
+            positions[draw(st.integers(0, len(block) - 1))] = size + draw(st.integers(0, 2))
+            mtype, payload = "ADD_TRACKS", {"track_ids": block, "positions": positions}
+        elif kind == "bad_positions_shape":
+            size = len(current) + len(block)
+            variant = draw(st.sampled_from(["duplicate", "too_few", "too_many", "with_insert_at"]))
+            positions = draw(st.lists(st.integers(0, size - 1), unique=True, min_size=len(block), max_size=len(block)))
+            payload = {"track_ids": block, "positions": positions}
+            if variant == "duplicate" and len(block) >= 2:
+                positions[1] = positions[0]
+            elif variant == "too_many":
+                positions.append(size + 5)
+            elif variant == "with_insert_at":
+                payload["insert_at"] = 0
+            else:
+                positions.pop()
+            mtype = "ADD_TRACKS"
+        elif kind == "remove":
+            doomed = draw(st.lists(st.sampled_from(pool + [absent]), min_size=1, max_size=4))
+            if current and draw(st.booleans()):
+                doomed.append(draw(st.sampled_from(current)))
+                doomed.append(doomed[-1])  # the same ID listed twice
+            mtype, payload = "REMOVE_TRACKS", {"track_ids": doomed}
+        elif kind == "reorder":
+            if current:
+                mtype, payload = "REORDER", {"track_ids": list(draw(st.permutations(current)))}
+            else:
+                mtype, payload = "REORDER", {"track_ids": block}  # nothing to reorder: CONFLICT
+        elif kind == "bad_reorder":
+            variant = draw(st.sampled_from(["drop", "extra", "swap"]))
+            order = list(draw(st.permutations(current))) if current else []
+            if variant == "drop" and len(order) >= 2:
+                order.pop(draw(st.integers(0, len(order) - 1)))
+            elif variant == "swap" and order:
+                order[draw(st.integers(0, len(order) - 1))] = absent
+            else:
+                order.insert(draw(st.integers(0, len(order))), draw(st.sampled_from(pool + [absent])))
+            assert Counter(order) != Counter(current)
+            mtype, payload = "REORDER", {"track_ids": order}
+        elif kind == "meta":
+            fields = draw(st.sets(st.sampled_from(["name", "description", "intent_tags"]), min_size=1))
+            payload = {}
+            if "name" in fields:
+                payload["name"] = draw(_text(30))
+            if "description" in fields:
+                payload["description"] = draw(st.text(max_size=40))
+            if "intent_tags" in fields:
+                payload["intent_tags"] = draw(st.lists(_text(8), max_size=3))
+            mtype = "UPDATE_META"
+        elif kind == "bad_meta":
+            mtype, payload = "UPDATE_META", {}
+        else:  # stale_timestamp: a valid change, dated before the last logged change
+            ts_ms = last_ms - draw(st.sampled_from([1, 2, 1000, 86_400_000]))
+            mtype, payload = "ADD_TRACKS", {"track_ids": block}
+
+        ts_text = input_iso(ts_ms, draw(st.integers(0, 999)), draw(st.sampled_from(OFFSETS)))
+        if kind == "stale_timestamp":
+            op = Op(mtype, payload, ts_ms, ts_text, "CONFLICT")
+        else:
+            try:
+                new_state = ref_apply(state, mtype, payload)
+            except Rejected as rejected:
+                op = Op(mtype, payload, ts_ms, ts_text, rejected.code)
+            else:
+                op = Op(mtype, payload, ts_ms, ts_text, None)
+                state, last_ms = new_state, ts_ms
+                history.append((ts_ms, state))
+                accepted.append(op)
+        ops.append(op)
+
+    extra = draw(
+        st.lists(
+            st.tuples(
+                st.integers(created_ms - 2000, last_ms + 2000), st.integers(0, 999), st.sampled_from(OFFSETS)
+            ),
+            max_size=5,
+        )
+    )
+    return Scenario(config, create_args, created_ms, ops, history, accepted, extra)
+
+
+def expected_at(history: list[tuple[int, RefState]], at_ms: int) -> tuple[int, RefState] | None:
+    """(number of mutations applied, state) at ``at_ms``; None before creation."""
+    found = None
+    for index, (ts, state) in enumerate(history):
+        if ts <= at_ms:
+            found = (index, state)
+    return found
+
+
+def at_time_probes(scenario: Scenario) -> list[tuple[int, str]]:
+    """(ms, at_time text): before creation, exactly at each change, between changes, after the last."""
+    times = sorted({ts for ts, _ in scenario.history})
+    probes: set[tuple[int, int, int]] = {(scenario.created_ms - 1, 999, 0), (scenario.created_ms - 86_400_000, 0, 60)}
+    for ts in times:
+        probes.add((ts, 0, 0))
+        probes.add((ts, 999, 330))  # same millisecond, sub-ms noise: truncated to ts
+        probes.add((ts - 1, 0, -300))
+        probes.add((ts + 1, 0, 0))
+    probes.add((times[-1] + 10**9, 0, 0))
+    probes.update(scenario.extra_at_times)
+    return [(ms, input_iso(ms, us, off)) for ms, us, off in sorted(probes)]
+
+
+@hsettings(
+    max_examples=50,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(scenario=scenarios())
+async def test_ledger_matches_reference_model(settings_factory: Any, scenario: Scenario) -> None:
+    overrides, exact_snapshots = CONFIGS[scenario.config]
+    settings = settings_factory(**overrides)
+    every = overrides["snapshot_every"]
+    async with connected(settings) as call:
+        # A fresh store: nothing from an earlier example is visible.
+        assert (await call.ok("memory_get_playlists", {"user_id": USER}))["items"] == []
+        await call.error(
+            "memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PLAYLIST}, "NOT_FOUND"
+        )
+
+        created = await call.ok("memory_log_playlist_create", scenario.create_args)
+        assert created["playlist_id"] == PLAYLIST
+        assert created["created_at"] == ms_to_iso(scenario.created_ms)
+        assert created["stored_track_count"] == len(scenario.create_args["track_ids"])
+        snapshots: dict[int, tuple[str, int]] = {0: (created["snapshot_id"], scenario.created_ms)}
+
+        # --- the mutations, each checked as it goes -------------------------------------------
+        applied = 0
+        for op in scenario.ops:
+            arguments = {
+                "user_id": USER,
+                "playlist_id": PLAYLIST,
+                "type": op.kind,
+                "payload": op.payload,
+                "timestamp": op.ts_text,
+            }
+            if op.expect is not None:
+                await call.error("memory_log_playlist_mutation", arguments, op.expect)
+                now = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PLAYLIST})
+                unchanged = list(scenario.history[applied][1].tracks)
+                assert now["track_ids"] == unchanged, "a rejected change changed the list"
+                continue
+            result = await call.ok("memory_log_playlist_mutation", arguments)
+            applied += 1
+            assert result["playlist_id"] == PLAYLIST
+            assert result["timestamp"] == ms_to_iso(op.ts_ms)
+            if exact_snapshots:
+                assert (result["new_snapshot_id"] is not None) == (applied % every == 0), (applied, result)
+            if result.get("new_snapshot_id") is not None:
+                assert result["new_snapshot_id"] not in {sid for sid, _ in snapshots.values()}
+                snapshots[applied] = (result["new_snapshot_id"], op.ts_ms)
+        assert applied == len(scenario.accepted)
+        history = scenario.history
+        latest_ts, latest = history[-1]
+
+        # --- the full history, as exported ------------------------------------------------------
+        exported = await call.ok("memory_export_user_data", {"user_id": USER})
+        assert exported["data"]["continuation"]["next_cursor"] is None
+        [record] = exported["data"]["playlists"]
+        events = record["events"]
+        assert [e["seq"] for e in events] == list(range(1, applied + 1))
+        for event, op in zip(events, scenario.accepted):
+            assert (event["type"], event["payload"], event["timestamp"]) == (op.kind, op.payload, ms_to_iso(op.ts_ms))
+        # Exactly the snapshots the results announced (plus the creation snapshot), each exact.
+        announced = {q: sid for q, (sid, _) in snapshots.items()}
+        assert {s["seq"]: s["snapshot_id"] for s in record["snapshots"]} == announced
+        for snap in record["snapshots"]:
+            ts, state = history[snap["seq"]]
+            assert snap["track_ids"] == list(state.tracks), snap["seq"]
+            assert snap["meta"] == state.meta, snap["seq"]
+            assert snap["created_at"] == ms_to_iso(ts)
+        if exact_snapshots:
+            assert sorted(snapshots) == list(range(0, applied + 1, every))
+        seq_of_snapshot = {sid: q for q, (sid, _) in snapshots.items()}
+
+        # --- reconstruction at many moments -----------------------------------------------------
+        for at_ms, at_text in at_time_probes(scenario):
+            arguments = {"user_id": USER, "playlist_id": PLAYLIST, "at_time": at_text}
+            expected = expected_at(history, at_ms)
+            if expected is None:
+                await call.error("memory_reconstruct_playlist", arguments, "NOT_FOUND")
+                continue
+            count, state = expected
+            got = await call.ok("memory_reconstruct_playlist", arguments)
+            assert got["track_ids"] == list(state.tracks), (at_text, count)
+            assert got["playlist_id"] == PLAYLIST
+            assert got["as_of"] == ms_to_iso(at_ms)
+            used = got["reconstruction"]["used_snapshot_id"]
+            assert used in seq_of_snapshot, used
+            base = seq_of_snapshot[used]
+            assert snapshots[base][1] <= at_ms, "used a snapshot taken after at_time"
+            assert base + got["reconstruction"]["applied_event_count"] == count, (at_text, base, got)
+
+        now = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PLAYLIST})
+        assert now["track_ids"] == list(latest.tracks)
+        assert iso_to_ms(now["as_of"]) >= latest_ts
+
+        # --- one playlist's details -------------------------------------------------------------
+        expected_events = [
+            {"timestamp": ms_to_iso(op.ts_ms), "type": op.kind, "payload": op.payload} for op in scenario.accepted
+        ]
+        latest_snapshot_seq = max(snapshots)
+        for limit in sorted({0, 1, 2, 3, 4, every, applied, applied + 1, 50}):
+            details = await call.ok(
+                "memory_get_playlist", {"user_id": USER, "playlist_id": PLAYLIST, "include_events_limit": limit}
+            )
+            got_events = details["recent_events"]
+            want = expected_events[max(0, len(expected_events) - limit) :] if limit else []
+            assert [{k: e[k] for k in ("timestamp", "type", "payload")} for e in got_events] == want, limit
+            assert [e["event_id"] for e in got_events] == [e["event_id"] for e in events][len(events) - len(want) :]
+            assert details["latest_snapshot"]["snapshot_id"] == snapshots[latest_snapshot_seq][0]
+            assert details["latest_snapshot"]["track_ids"] == list(history[latest_snapshot_seq][1].tracks)
+            assert details["latest_snapshot"]["created_at"] == ms_to_iso(snapshots[latest_snapshot_seq][1])
+            info = details["playlist"]
+            assert info["name"] == latest.meta["name"]
+            assert info["intent_tags"] == latest.meta["intent_tags"]
+            assert info.get("description") == latest.meta.get("description")
+            assert info["created_at"] == ms_to_iso(scenario.created_ms)
+            assert info["updated_at"] == ms_to_iso(latest_ts)
+        default = await call.ok("memory_get_playlist", {"user_id": USER, "playlist_id": PLAYLIST})
+        assert [e["event_id"] for e in default["recent_events"]] == [e["event_id"] for e in events][-50:]
+
+        # --- the listing ------------------------------------------------------------------------
+        listing = await call.ok("memory_get_playlists", {"user_id": USER})
+        assert listing["next_cursor"] is None
+        [item] = listing["items"]
+        assert item == {
+            "playlist_id": PLAYLIST,
+            "name": latest.meta["name"],
+            "created_at": ms_to_iso(scenario.created_ms),
+            "updated_at": ms_to_iso(latest_ts),
+            "intent_tags": latest.meta["intent_tags"],
+            "track_count": len(latest.tracks),
+        }
+        before_restart = await call.ok("memory_export_user_data", {"user_id": USER})
+
+    # --- everything survives a restart of the service on the same store ------------------------
+    async with connected(settings) as call:
+        after_restart = await call.ok("memory_export_user_data", {"user_id": USER})
+        assert after_restart["data"]["playlists"] == before_restart["data"]["playlists"]
+        now = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PLAYLIST})
+        assert now["track_ids"] == list(latest.tracks)
+        [item_again] = (await call.ok("memory_get_playlists", {"user_id": USER}))["items"]
+        assert item_again == item
