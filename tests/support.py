@@ -18,7 +18,25 @@ from service.settings import Settings
 from tools import create_mcp_server
 
 
-class Caller:
+class EnvelopeCaller:
+    """``ok`` and ``error`` on top of a ``__call__`` that returns a tool's envelope."""
+
+    async def __call__(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def ok(self, tool: str, arguments: dict[str, Any]) -> Any:
+        envelope = await self(tool, arguments)
+        assert envelope["success"], f"{tool}({arguments}) failed: {envelope.get('error')}"
+        return envelope["result"]
+
+    async def error(self, tool: str, arguments: dict[str, Any], code: str) -> dict[str, Any]:
+        envelope = await self(tool, arguments)
+        assert not envelope["success"], f"{tool} unexpectedly succeeded: {envelope.get('result')}"
+        assert envelope["error"]["code"] == code, envelope["error"]
+        return envelope["error"]
+
+
+class Caller(EnvelopeCaller):
     def __init__(self, client: Client, service: MemoryService) -> None:
         self.client = client
         self.service = service
@@ -31,17 +49,6 @@ class Caller:
         assert json.loads(result.content[0].text) == envelope
         assert result.is_error == (not envelope["success"])
         return envelope
-
-    async def ok(self, tool: str, arguments: dict[str, Any]) -> Any:
-        envelope = await self(tool, arguments)
-        assert envelope["success"], f"{tool} failed: {envelope.get('error')}"
-        return envelope["result"]
-
-    async def error(self, tool: str, arguments: dict[str, Any], code: str) -> dict[str, Any]:
-        envelope = await self(tool, arguments)
-        assert not envelope["success"], f"{tool} unexpectedly succeeded: {envelope.get('result')}"
-        assert envelope["error"]["code"] == code, envelope["error"]
-        return envelope["error"]
 
 
 @asynccontextmanager

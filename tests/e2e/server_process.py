@@ -37,6 +37,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from models.schema_files import envelope_schema, success_envelope_schema
 from service.settings import Settings
+from tests.support import EnvelopeCaller
 
 HOST = "127.0.0.1"
 SERVICE = [sys.executable, "-m", "service.cli"]
@@ -237,7 +238,7 @@ def prd_name(wire: str) -> str:
     return wire if "." in wire else wire.replace("_", ".", 1)
 
 
-class WireCaller:
+class WireCaller(EnvelopeCaller):
     """Call a tool and get its envelope, after checking what an agent relies on: the envelope
     is the structured content, the only text content is the same JSON, ``is_error`` is
     ``not success``, and the envelope validates against the PRD schema of that tool."""
@@ -256,17 +257,6 @@ class WireCaller:
         errors = sorted(Draft202012Validator(schema, format_checker=FORMATS).iter_errors(envelope), key=str)
         assert not errors, f"{tool} envelope breaks the PRD schema: {[e.message for e in errors[:5]]}\n{envelope}"
         return envelope
-
-    async def ok(self, tool: str, arguments: dict[str, Any]) -> Any:
-        envelope = await self(tool, arguments)
-        assert envelope["success"], f"{tool}({arguments}) failed: {envelope.get('error')}"
-        return envelope["result"]
-
-    async def error(self, tool: str, arguments: dict[str, Any], code: str) -> dict[str, Any]:
-        envelope = await self(tool, arguments)
-        assert not envelope["success"], f"{tool} unexpectedly succeeded: {envelope.get('result')}"
-        assert envelope["error"]["code"] == code, envelope["error"]
-        return envelope["error"]
 
     async def export(self, user_id: int) -> dict[str, Any]:
         """The whole export, following continuation cursors, with parts joined per playlist."""
