@@ -7,7 +7,7 @@ import json
 import logging
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -20,6 +20,7 @@ from service.logging_setup import configure_logging
 from service.settings import Settings
 from service.storage.lockfile import DataDirLock
 
+
 def _environment_help() -> str:
     lines = [f"{'MEMORY_' + name.upper()}: {field.description or name.replace('_', ' ')}"
              for name, field in Settings.model_fields.items()]
@@ -31,8 +32,8 @@ app = typer.Typer(help="Taste Memory: persistent taste profile and playlist ledg
                   rich_markup_mode=None)
 err = Console(stderr=True)
 
-DataDir = Annotated[Optional[Path], typer.Option(help="Embedded store directory (env MEMORY_DATA_DIR, default ./data)")]
-MongoUri = Annotated[Optional[str], typer.Option(help="Real MongoDB URI (env MEMORY_MONGODB_URI)")]
+DataDir = Annotated[Path | None, typer.Option(help="Embedded store directory (env MEMORY_DATA_DIR, default ./data)")]
+MongoUri = Annotated[str | None, typer.Option(help="Real MongoDB URI (env MEMORY_MONGODB_URI)")]
 UserId = Annotated[int, typer.Option(min=1, help="User id")]
 
 
@@ -59,13 +60,13 @@ def _check_data_dir(settings: Settings) -> None:
 
 @app.command()
 def serve(
-    transport: Annotated[Optional[str], typer.Option(help="sse | streamable-http | stdio (env MEMORY_TRANSPORT, default sse)")] = None,
-    host: Annotated[Optional[str], typer.Option(help="Bind address (env MEMORY_HOST, default 127.0.0.1)")] = None,
-    port: Annotated[Optional[int], typer.Option(help="Port (env MEMORY_PORT, default 8765)")] = None,
+    transport: Annotated[str | None, typer.Option(help="sse | streamable-http | stdio (env MEMORY_TRANSPORT, default sse)")] = None,
+    host: Annotated[str | None, typer.Option(help="Bind address (env MEMORY_HOST, default 127.0.0.1)")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (env MEMORY_PORT, default 8765)")] = None,
     data_dir: DataDir = None,
     mongodb_uri: MongoUri = None,
-    tool_names: Annotated[Optional[str], typer.Option(help="plain | dotted (env MEMORY_TOOL_NAMES, default plain)")] = None,
-    log_level: Annotated[Optional[str], typer.Option(help="DEBUG | INFO | WARNING | ERROR (env MEMORY_LOG_LEVEL)")] = None,
+    tool_names: Annotated[str | None, typer.Option(help="plain | dotted (env MEMORY_TOOL_NAMES, default plain)")] = None,
+    log_level: Annotated[str | None, typer.Option(help="DEBUG | INFO | WARNING | ERROR (env MEMORY_LOG_LEVEL)")] = None,
 ) -> None:
     """Run the MCP server: SSE at GET /sse + POST /messages/, streamable HTTP at /mcp, or stdio."""
     try:
@@ -163,7 +164,7 @@ def export_command(
 @app.command("import")
 def import_command(
     file: Annotated[Path, typer.Option(help="An export file (or a JSON list of export parts)")],
-    user_id: Annotated[Optional[int], typer.Option(min=1, help="Import as this user (default: the export's)")] = None,
+    user_id: Annotated[int | None, typer.Option(min=1, help="Import as this user (default: the export's)")] = None,
     data_dir: DataDir = None,
     mongodb_uri: MongoUri = None,
 ) -> None:

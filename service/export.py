@@ -15,7 +15,7 @@ import binascii
 import json
 import time
 from collections.abc import AsyncIterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from service.errors import InvalidArgument
@@ -117,7 +117,7 @@ def empty_data(as_of_ns: int, part: int) -> dict[str, Any]:
 
 
 def format_iso_ns(ns: int) -> str:
-    return format_iso(datetime.fromtimestamp(ns / 1e9, tz=timezone.utc)) or ""
+    return format_iso(datetime.fromtimestamp(ns / 1e9, tz=UTC)) or ""
 
 
 def add_piece(data: dict[str, Any], section: str, body: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ compared and returned is the same value on both storage engines.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def truncate_ms(moment: datetime) -> datetime:
@@ -14,7 +14,7 @@ def truncate_ms(moment: datetime) -> datetime:
 
 
 def utc_now() -> datetime:
-    return truncate_ms(datetime.now(timezone.utc))
+    return truncate_ms(datetime.now(UTC))
 
 
 def parse_iso(text: str) -> datetime:
@@ -25,14 +25,14 @@ def parse_iso(text: str) -> datetime:
     moment = datetime.fromisoformat(value)
     if moment.tzinfo is None:
         raise ValueError("date-time needs a UTC offset such as 'Z'")
-    return truncate_ms(moment.astimezone(timezone.utc))
+    return truncate_ms(moment.astimezone(UTC))
 
 
 def as_utc(moment: datetime) -> datetime:
     """Stored dates come back naive (BSON has no zone); they are UTC."""
     if moment.tzinfo is None:
-        return moment.replace(tzinfo=timezone.utc)
-    return moment.astimezone(timezone.utc)
+        return moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
 
 
 def format_iso(moment: datetime | None) -> str | None:

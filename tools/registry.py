@@ -9,10 +9,10 @@ the published PRD input schema.
 from __future__ import annotations
 
 import logging
-from importlib import metadata
 import time
 import uuid
 from collections.abc import Callable
+from importlib import metadata
 from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer

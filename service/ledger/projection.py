@@ -13,7 +13,6 @@ from service.ledger.keys import bucket_id, head_id
 from service.ledger.state import PlaylistState, apply_event
 from service.storage import Database
 
-
 # mongomock copies every field a read returns: reads that need no track lists leave them out.
 BUCKET_HEADER = {"snapshot.track_ids": 0, "events": 0}
 HEAD_STATE = {"latest_snapshot": 0, "recent_events": 0, "recent_snapshots": 0, "bucket_index": 0}

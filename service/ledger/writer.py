@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from service.errors import MemoryServiceError, PlaylistAlreadyLogged, PlaylistNotFound, SequenceConflict, TimestampOutOfOrder
+from service.errors import (
+    MemoryServiceError,
+    PlaylistAlreadyLogged,
+    PlaylistNotFound,
+    SequenceConflict,
+    TimestampOutOfOrder,
+)
 from service.idempotency import claim_key, key_seen, release_key
-from service.ledger.keys import bucket_id, head_id
+from service.ledger.buckets import SnapshotPolicy, create_result, first_bucket, mutation_result, next_bucket
+from service.ledger.keys import head_id
 from service.ledger.projection import (
     BUCKET_HEADER,
     HEAD_STATE,
@@ -32,42 +38,6 @@ from service.storage import Database, DuplicateDocument
 from service.timeutil import utc_now
 
 MAX_ATTEMPTS = 64
-
-
-
-
-@dataclass(frozen=True)
-class SnapshotPolicy:
-    every: int
-    min_event_share: float
-    bucket_max_track_ids: int
-
-    def bucket_is_full(self, bucket: dict[str, Any]) -> bool:
-        """Decided from the stored bucket alone, so racing writers agree."""
-        events = bucket["last_seq"] - bucket["base_seq"]
-        snapshot_len = bucket["snapshot_track_count"]
-        if snapshot_len + bucket["track_id_volume"] >= self.bucket_max_track_ids:
-            return True
-        return events >= self.every - 1 and bucket["track_id_volume"] >= self.min_event_share * snapshot_len
-
-
-def _create_result(bucket: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "playlist_id": bucket["playlist_id"],
-        "snapshot_id": bucket["snapshot"]["snapshot_id"],
-        "created_at": bucket["created"]["created_at"],
-        "stored_track_count": len(bucket["snapshot"]["track_ids"]),
-    }
-
-
-def _mutation_result(bucket: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
-    opened = bucket["base_seq"] == event["seq"]
-    return {
-        "event_id": event["event_id"],
-        "playlist_id": bucket["playlist_id"],
-        "timestamp": event["timestamp"],
-        "new_snapshot_id": bucket["snapshot"]["snapshot_id"] if opened else None,
-    }
 
 
 class LedgerWriter:
@@ -97,38 +67,10 @@ class LedgerWriter:
                 existing = await load_bucket(self._db, user_id, playlist_id, 0)
                 if existing is not None and existing["created"].get("idempotency_key") == idempotency_key:
                     await self._ensure_head(existing)
-                    return _create_result(existing)
+                    return create_result(existing)
             fresh_claim = await claim_key(self._db, user_id, "create", idempotency_key, digest, playlist_id)
-        moment = created_at or utc_now()
-        snapshot = {
-            "snapshot_id": str(uuid.uuid4()),
-            "seq": 0,
-            "created_at": moment,
-            "source": "create",
-            "track_ids": list(track_ids),
-            "meta": meta,
-        }
-        bucket = {
-            "_id": bucket_id(user_id, playlist_id, 0),
-            "user_id": user_id,
-            "playlist_id": playlist_id,
-            "base_seq": 0,
-            "last_seq": 0,
-            "prev_base_seq": None,
-            "start_time": moment,
-            "end_time": moment,
-            "track_id_volume": 0,
-            "snapshot_track_count": len(track_ids),
-            "snapshot": snapshot,
-            "events": [],
-            "created": {
-                "created_at": moment,
-                "recorded_ns": time.time_ns(),
-                "seed_context": seed_context,
-                "idempotency_key": idempotency_key,
-                "request_hash": digest,
-            },
-        }
+        bucket = first_bucket(user_id, playlist_id, meta, track_ids, seed_context, created_at or utc_now(),
+                              idempotency_key, digest)
         try:
             await self._db.history.insert_one(bucket)
         except DuplicateDocument:
@@ -139,7 +81,7 @@ class LedgerWriter:
                 and existing["created"].get("idempotency_key") == idempotency_key
             ):
                 await self._ensure_head(existing)
-                return _create_result(existing)
+                return create_result(existing)
             if fresh_claim and idempotency_key is not None:
                 await release_key(self._db, user_id, "create", idempotency_key)
             raise PlaylistAlreadyLogged(
@@ -147,7 +89,7 @@ class LedgerWriter:
                 {"field": "playlist_id"},
             ) from None
         await rebuild_head(self._db, user_id, playlist_id, self.caps)
-        return _create_result(bucket)
+        return create_result(bucket)
 
     async def _ensure_head(self, first_bucket: dict[str, Any]) -> None:
         head = await self._db.playlists.find_one({"_id": head_id(first_bucket["user_id"], first_bucket["playlist_id"])})
@@ -161,7 +103,7 @@ class LedgerWriter:
         if bucket is None:
             return None
         event = next(e for e in bucket["events"] if e.get("client_event_id") == key)
-        return _mutation_result(bucket, event)
+        return mutation_result(bucket, event)
 
     async def open_head(
         self, user_id: int, playlist_id: str, projection: dict[str, int] | None = None
@@ -267,7 +209,7 @@ class LedgerWriter:
         seq, moment = event["seq"], event["timestamp"]
         opens_bucket = self._policy.bucket_is_full(bucket)
         if opens_bucket:
-            after = self._new_bucket(bucket, event, new_state)
+            after = next_bucket(bucket, event, new_state)
             try:
                 await self._db.history.insert_one(after)
             except DuplicateDocument:
@@ -288,30 +230,4 @@ class LedgerWriter:
         update = advance_head(event, new_state, after, opens_bucket, self.caps)
         if not await self._db.playlists.update_one({"_id": head["_id"], "seq": seq - 1}, update):
             await rebuild_head(self._db, head["user_id"], head["playlist_id"], self.caps)
-        return _mutation_result(after, event)
-
-    def _new_bucket(self, previous: dict[str, Any], event: dict[str, Any], state: PlaylistState) -> dict[str, Any]:
-        seq = event["seq"]
-        return {
-            "_id": bucket_id(previous["user_id"], previous["playlist_id"], seq),
-            "user_id": previous["user_id"],
-            "playlist_id": previous["playlist_id"],
-            "base_seq": seq,
-            "last_seq": seq,
-            "prev_base_seq": previous["base_seq"],
-            "start_time": event["timestamp"],
-            "end_time": event["timestamp"],
-            "track_id_volume": 0,
-            "snapshot_track_count": len(state.track_ids),
-            "snapshot": {
-                "snapshot_id": str(uuid.uuid4()),
-                "seq": seq,
-                "created_at": event["timestamp"],
-                "source": "periodic",
-                "track_ids": list(state.track_ids),
-                "meta": dict(state.meta),
-            },
-            # The event that produced the snapshot is kept here so every event lives in one bucket.
-            "events": [event],
-            "created": None,
-        }
+        return mutation_result(after, event)

@@ -1,0 +1,115 @@
+"""History buckets: how a new one looks and when the open one is full."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from service.ledger.keys import bucket_id
+from service.ledger.state import PlaylistState
+
+
+@dataclass(frozen=True)
+class SnapshotPolicy:
+    every: int
+    min_event_share: float
+    bucket_max_track_ids: int
+
+    def bucket_is_full(self, bucket: dict[str, Any]) -> bool:
+        """Decided from the stored bucket alone, so racing writers agree."""
+        events = bucket["last_seq"] - bucket["base_seq"]
+        snapshot_len = bucket["snapshot_track_count"]
+        if snapshot_len + bucket["track_id_volume"] >= self.bucket_max_track_ids:
+            return True
+        return events >= self.every - 1 and bucket["track_id_volume"] >= self.min_event_share * snapshot_len
+
+
+def create_result(bucket: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "playlist_id": bucket["playlist_id"],
+        "snapshot_id": bucket["snapshot"]["snapshot_id"],
+        "created_at": bucket["created"]["created_at"],
+        "stored_track_count": len(bucket["snapshot"]["track_ids"]),
+    }
+
+
+def mutation_result(bucket: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+    opened = bucket["base_seq"] == event["seq"]
+    return {
+        "event_id": event["event_id"],
+        "playlist_id": bucket["playlist_id"],
+        "timestamp": event["timestamp"],
+        "new_snapshot_id": bucket["snapshot"]["snapshot_id"] if opened else None,
+    }
+
+
+def first_bucket(
+    user_id: int,
+    playlist_id: str,
+    meta: dict[str, Any],
+    track_ids: list[str],
+    seed_context: dict[str, Any],
+    moment: datetime,
+    idempotency_key: str | None,
+    digest: str,
+) -> dict[str, Any]:
+    """Bucket 0: the creation snapshot and what the create request said."""
+    return {
+        "_id": bucket_id(user_id, playlist_id, 0),
+        "user_id": user_id,
+        "playlist_id": playlist_id,
+        "base_seq": 0,
+        "last_seq": 0,
+        "prev_base_seq": None,
+        "start_time": moment,
+        "end_time": moment,
+        "track_id_volume": 0,
+        "snapshot_track_count": len(track_ids),
+        "snapshot": {
+            "snapshot_id": str(uuid.uuid4()),
+            "seq": 0,
+            "created_at": moment,
+            "source": "create",
+            "track_ids": list(track_ids),
+            "meta": meta,
+        },
+        "events": [],
+        "created": {
+            "created_at": moment,
+            "recorded_ns": time.time_ns(),
+            "seed_context": seed_context,
+            "idempotency_key": idempotency_key,
+            "request_hash": digest,
+        },
+    }
+
+
+def next_bucket(previous: dict[str, Any], event: dict[str, Any], state: PlaylistState) -> dict[str, Any]:
+    """The bucket opened by ``event``: a snapshot of the state after it, then later events."""
+    seq = event["seq"]
+    return {
+        "_id": bucket_id(previous["user_id"], previous["playlist_id"], seq),
+        "user_id": previous["user_id"],
+        "playlist_id": previous["playlist_id"],
+        "base_seq": seq,
+        "last_seq": seq,
+        "prev_base_seq": previous["base_seq"],
+        "start_time": event["timestamp"],
+        "end_time": event["timestamp"],
+        "track_id_volume": 0,
+        "snapshot_track_count": len(state.track_ids),
+        "snapshot": {
+            "snapshot_id": str(uuid.uuid4()),
+            "seq": seq,
+            "created_at": event["timestamp"],
+            "source": "periodic",
+            "track_ids": list(state.track_ids),
+            "meta": dict(state.meta),
+        },
+        # The event that produced the snapshot is kept here so every event lives in one bucket.
+        "events": [event],
+        "created": None,
+    }
