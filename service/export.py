@@ -26,12 +26,13 @@ FORMAT = "taste-memory-export/1"
 Piece = tuple[str, list[Any], dict[str, Any]]  # (section, sort key, body)
 
 
-def to_json(value: Any) -> Any:
-    """Stored values as JSON: dates become ISO-8601 UTC strings."""
+def to_json(value: Any, top: bool = True) -> Any:
+    """Stored values as JSON: dates become ISO-8601 UTC strings; the document's own ``_id`` goes
+    (user data below it keeps any ``_id`` key it has)."""
     if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items() if k != "_id"}
+        return {k: to_json(v, False) for k, v in value.items() if not (top and k == "_id")}
     if isinstance(value, list):
-        return [to_json(v) for v in value]
+        return [to_json(v, False) for v in value]
     if hasattr(value, "isoformat"):
         return format_iso(value)
     return value
@@ -99,8 +100,16 @@ def encode_cursor(as_of_ns: int, key: list[Any], part: int) -> str:
 def decode_cursor(cursor: str) -> tuple[int, list[Any], int]:
     try:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        return int(body["t"]), list(body["k"]), int(body["n"])
-    except (ValueError, KeyError, TypeError, binascii.Error):
+        as_of, key, part = body["t"], body["k"], body["n"]
+        if not (isinstance(as_of, int) and 0 < as_of < 2**63 and isinstance(part, int) and 1 < part < 2**31
+                and isinstance(key, list) and key and isinstance(key[0], int) and key[0] in (0, 1, 2)):
+            raise ValueError("cursor shape")
+        # Keys compare element by element: each position must hold the type the pieces use.
+        expected = {0: [int, int], 1: [int, int, str, int], 2: [int, str, int, int, int]}[key[0]]
+        if len(key) > len(expected) or any(type(v) is not t for v, t in zip(key, expected, strict=False)):
+            raise ValueError("cursor key shape")
+        return as_of, key, part
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
         raise InvalidArgument("cursor is not one this service issued", {"field": "cursor"}) from None
 
 

@@ -17,7 +17,10 @@ from service.timeutil import utc_now
 
 
 def request_hash(arguments: dict[str, Any]) -> str:
-    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """Hash of the request without its user id: keys are scoped per user already, and an export
+    imported under another user id must still recognise its retries."""
+    request = {k: v for k, v in arguments.items() if k != "user_id"}
+    canonical = json.dumps(request, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 

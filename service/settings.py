@@ -39,6 +39,9 @@ class Settings(BaseSettings):
     recent_snapshots_cap: int = Field(5, ge=1, description="Snapshot summaries kept on the playlist document.")
     profile_history_cap: int = Field(200, ge=1, description="Applied patches kept on the profile document.")
     max_playlist_tracks: int = Field(10_000, ge=1, description="Spotify's own limit per playlist.")
+    result_budget_bytes: int = Field(
+        400_000, ge=10_000, description="get_playlist leaves out older events past this answer size (<1 MiB)."
+    )
     export_part_bytes: int = Field(
         400_000, ge=10_000, description="Budget of one export part; the envelope carries it twice (<1 MiB)."
     )

@@ -6,6 +6,7 @@ compared and returned is the same value on both storage engines.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 
@@ -17,15 +18,18 @@ def utc_now() -> datetime:
     return truncate_ms(datetime.now(UTC))
 
 
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
+
 def parse_iso(text: str) -> datetime:
-    """Parse an RFC 3339 date-time with an offset (``Z`` or ``±hh:mm``) into aware UTC."""
-    value = text.strip()
-    if value.endswith(("Z", "z")):
-        value = value[:-1] + "+00:00"
-    moment = datetime.fromisoformat(value)
-    if moment.tzinfo is None:
-        raise ValueError("date-time needs a UTC offset such as 'Z'")
-    return truncate_ms(moment.astimezone(UTC))
+    """Parse an RFC 3339 date-time (offset ``Z`` or ``±hh:mm`` required) into aware UTC."""
+    if not _RFC3339.fullmatch(text):
+        raise ValueError("date-time must look like 2026-01-31T12:00:00Z (RFC 3339, with an offset)")
+    value = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
+    try:
+        return truncate_ms(datetime.fromisoformat(value.replace("t", "T")).astimezone(UTC))
+    except OverflowError:
+        raise ValueError("date-time is out of range once converted to UTC") from None
 
 
 def as_utc(moment: datetime) -> datetime:
@@ -39,7 +43,9 @@ def format_iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
     utc = as_utc(moment)
-    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+    # strftime("%Y") drops the leading zeros of years before 1000.
+    return (f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
+            f".{utc.microsecond // 1000:03d}Z")
 
 
 def is_rfc3339(text: str) -> bool:
@@ -47,4 +53,4 @@ def is_rfc3339(text: str) -> bool:
         parse_iso(text)
     except (ValueError, TypeError):
         return False
-    return "T" in text or "t" in text
+    return True

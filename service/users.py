@@ -35,6 +35,8 @@ async def list_users(db: Database, limit: int, visible: set[int] | None = None) 
 async def delete_user(db: Database, user_id: int) -> int:
     """Hard delete every document of the user in every collection, history included."""
     deleted = 0
-    for collection in db.user_collections():
+    # History first: a playlist document without history cannot be rebuilt by a concurrent read,
+    # while history without its document would be rolled forward into view again.
+    for collection in (db.history, db.playlists, db.idempotency, db.cursors, db.preference_events, db.profiles):
         deleted += await collection.delete_many({"user_id": user_id})
     return deleted

@@ -90,8 +90,9 @@ TOOL_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.get_playlist", "Get a logged playlist (memory.get_playlist)",
         "Details of one logged playlist: metadata and seed_context, the latest stored snapshot (which may "
-        "predate the most recent changes) and the most recent events, oldest first. For the exact current "
-        "track list call memory_reconstruct_playlist." + _ENVELOPE,
+        "predate the most recent changes) and the most recent events, oldest first (older ones are left out "
+        "when the answer would pass about 400 kB; memory_export_user_data has every event). For the exact "
+        "current track list call memory_reconstruct_playlist." + _ENVELOPE,
         handlers.get_playlist, read_only=True, destructive=False, idempotent=True,
     ),
     ToolSpec(

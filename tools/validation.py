@@ -7,7 +7,7 @@ import uuid
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import Draft202012Validator, FormatChecker, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from models.schema_files import input_schema
@@ -29,9 +29,19 @@ def _uuid(value: object) -> bool:
     return len(value) == 36 and str(uuid.UUID(value)) == value.lower()
 
 
+def _is_integer(checker: object, value: object) -> bool:
+    # JSON Schema counts 1.0 as an integer; stored as a float it would be another user id or key.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+StrictIntegers = validators.extend(
+    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+)
+
+
 @cache
 def _validator(tool: str) -> Draft202012Validator:
-    return Draft202012Validator(input_schema(tool), format_checker=FORMATS)
+    return StrictIntegers(input_schema(tool), format_checker=FORMATS)
 
 
 def _path(parts: Any) -> str:
@@ -53,14 +63,40 @@ def _field(error: ValidationError) -> str:
     return _path(error.absolute_path) or "(arguments)"
 
 
-def _has_non_finite(value: Any) -> bool:
+INT64 = 2**63
+MAX_DEPTH = 32  # MongoDB refuses nesting past 100 levels; user objects sit a few levels down
+
+
+def storage_problem(value: Any, path: str = "", depth: int = 0) -> tuple[str, str] | None:
+    """The first part of the arguments BSON/MongoDB cannot store faithfully: (field, reason)."""
+    where = path or "(arguments)"
+    if depth > MAX_DEPTH:
+        return where, f"nested deeper than {MAX_DEPTH} levels"
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return None if -INT64 <= value < INT64 else (where, "integer outside the 64-bit range")
     if isinstance(value, float):
-        return not math.isfinite(value)
-    if isinstance(value, dict):
-        return any(_has_non_finite(v) for v in value.values())
+        return None if math.isfinite(value) else (where, "numbers must be finite (no NaN or Infinity)")
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where, "text is not valid Unicode"
+        return None
     if isinstance(value, list):
-        return any(_has_non_finite(v) for v in value)
-    return False
+        for index, item in enumerate(value):
+            if found := storage_problem(item, f"{path}[{index}]", depth + 1):
+                return found
+        return None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner = f"{path}.{key}" if path else str(key)
+            if key.startswith("$") or "\x00" in key:
+                return inner, "object keys may not start with '$' or contain NUL"
+            if found := storage_problem(key, inner, depth + 1) or storage_problem(item, inner, depth + 1):
+                return found
+    return None
 
 
 def validate_arguments(tool: str, arguments: Any) -> dict[str, Any]:
@@ -74,6 +110,7 @@ def validate_arguments(tool: str, arguments: Any) -> dict[str, Any]:
         found = [dict(t) for t in dict.fromkeys(tuple(f.items()) for f in found)][:10]
         first = found[0]
         raise InvalidArgument(f"invalid argument {first['field']}: {first['reason']}", {**first, "errors": found})
-    if _has_non_finite(arguments):
-        raise InvalidArgument("numbers must be finite (no NaN or Infinity)", {"field": "(arguments)"})
+    if problem := storage_problem(arguments):
+        field, reason = problem
+        raise InvalidArgument(f"invalid argument {field}: {reason}", {"field": field, "reason": reason})
     return arguments

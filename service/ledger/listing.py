@@ -1,9 +1,10 @@
-"""The playlist listing: newest-updated first, paged by an opaque cursor over a fixed moment.
+"""The playlist listing: newest-updated first, paged by an opaque cursor over a fixed order.
 
-The first page fixes ``as_of`` (a server clock reading). Every later page orders playlists as
-they stood at ``as_of``: one created afterwards is left out, one changed afterwards keeps the
-position it had then. So writes between pages neither skip nor repeat an item, and ties on
-``updated_at`` are broken by ``playlist_id``.
+The first page ranks the user's playlists (``updated_at`` descending, ties broken by
+``playlist_id``) and, if there is more, stores the rest of that order server-side; the cursor
+names it. Later pages walk the stored order, so writes between pages can neither skip nor repeat
+an item, whatever the clocks of the writers; each item still shows its current name, tags,
+``updated_at`` and ``track_count``. A cursor lives ``CURSOR_TTL`` and is the caller user's only.
 """
 
 from __future__ import annotations
@@ -11,84 +12,70 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import time
-from datetime import datetime
+import uuid
+from datetime import timedelta
 from typing import Any
 
 from service.errors import InvalidArgument
-from service.ledger.projection import load_bucket
+from service.ledger.keys import head_id
 from service.storage import Database
-from service.timeutil import as_utc
+from service.timeutil import as_utc, utc_now
 
-_FIELDS = {"playlist_id": 1, "name": 1, "created_at": 1, "updated_at": 1, "intent_tags": 1, "track_count": 1,
-           "created_ns": 1, "touched_ns": 1, "recent_events": 1, "open_base_seq": 1, "user_id": 1, "seq": 1}
-
-
-def _encode(as_of_ns: int, last: tuple[int, str]) -> str:
-    body = {"t": as_of_ns, "u": last[0], "p": last[1]}
-    return base64.urlsafe_b64encode(json.dumps(body, separators=(",", ":")).encode()).decode().rstrip("=")
+CURSOR_TTL = timedelta(hours=1)
+_FIELDS = {"playlist_id": 1, "name": 1, "created_at": 1, "updated_at": 1, "intent_tags": 1, "track_count": 1}
 
 
-def _decode(cursor: str) -> tuple[int, tuple[int, str] | None]:
+def _encode(cursor_id: str, offset: int) -> str:
+    body = json.dumps({"c": cursor_id, "o": offset}, separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(body).decode().rstrip("=")
+
+
+def _decode(cursor: str) -> tuple[str, int]:
     try:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-        as_of = int(body["t"])
-        last = (int(body["u"]), str(body["p"])) if "u" in body else None
-    except (ValueError, KeyError, TypeError, binascii.Error):
+        cursor_id, offset = body["c"], body["o"]
+        if not (isinstance(cursor_id, str) and isinstance(offset, int) and offset >= 0):
+            raise ValueError("cursor shape")
+    except (ValueError, KeyError, TypeError, binascii.Error, UnicodeDecodeError):
         raise InvalidArgument("cursor is not one this service issued", {"field": "cursor"}) from None
-    return as_of, last
+    return cursor_id, offset
 
 
-async def _updated_at_as_of(db: Database, head: dict[str, Any], as_of_ns: int) -> datetime:
-    """When the playlist had last changed, as seen at ``as_of_ns``."""
-    latest = None
-    for event in head["recent_events"]:
-        if event["recorded_ns"] <= as_of_ns:
-            latest = event["timestamp"]
-    if latest is not None or (head["recent_events"] and head["recent_events"][0]["seq"] == 1):
-        return latest or head["created_at"]
-    base: int | None = head["open_base_seq"]
-    while base is not None:
-        bucket = await load_bucket(db, head["user_id"], head["playlist_id"], base)
-        if bucket is None:
-            break
-        earlier = [e["timestamp"] for e in bucket["events"] if e["recorded_ns"] <= as_of_ns]
-        if earlier:
-            return earlier[-1]
-        base = bucket.get("prev_base_seq")
-    return head["created_at"]
+def _item(head: dict[str, Any]) -> dict[str, Any]:
+    return {k: head[k] for k in ("playlist_id", "name", "created_at", "updated_at", "intent_tags", "track_count")}
 
 
-def _sort_key(updated_at: datetime, playlist_id: str) -> tuple[int, str]:
-    return int(as_utc(updated_at).timestamp() * 1000), playlist_id
+async def _first_page(db: Database, user_id: int, limit: int) -> dict[str, Any]:
+    heads = await db.playlists.find({"user_id": user_id}, _FIELDS)
+    heads.sort(key=lambda h: (as_utc(h["updated_at"]), h["playlist_id"]), reverse=True)
+    next_cursor = None
+    if len(heads) > limit:
+        now = utc_now()
+        await db.cursors.delete_many({"user_id": user_id, "expires_at": {"$lt": now}})
+        cursor_id = str(uuid.uuid4())
+        await db.cursors.insert_one({
+            "_id": cursor_id,
+            "user_id": user_id,
+            "playlist_ids": [h["playlist_id"] for h in heads[limit:]],
+            "created_at": now,
+            "expires_at": now + CURSOR_TTL,
+        })
+        next_cursor = _encode(cursor_id, 0)
+    return {"items": [_item(h) for h in heads[:limit]], "next_cursor": next_cursor}
 
 
 async def list_playlists(db: Database, user_id: int, limit: int, cursor: str | None) -> dict[str, Any]:
     if cursor is None:
-        as_of, last = time.time_ns(), None
-    else:
-        as_of, last = _decode(cursor)
-    heads = await db.playlists.find({"user_id": user_id}, _FIELDS)
-    ranked: list[tuple[tuple[int, str], dict[str, Any]]] = []
-    for head in heads:
-        if head["created_ns"] > as_of:
-            continue
-        updated = head["updated_at"] if head["touched_ns"] <= as_of else await _updated_at_as_of(db, head, as_of)
-        key = _sort_key(updated, head["playlist_id"])
-        if last is None or key < last:
-            ranked.append((key, head))
-    ranked.sort(key=lambda pair: pair[0], reverse=True)
-    page = ranked[:limit]
-    items = [
-        {
-            "playlist_id": head["playlist_id"],
-            "name": head["name"],
-            "created_at": head["created_at"],
-            "updated_at": head["updated_at"],
-            "intent_tags": head["intent_tags"],
-            "track_count": head["track_count"],
-        }
-        for _, head in page
-    ]
-    next_cursor = _encode(as_of, page[-1][0]) if len(ranked) > limit else None
-    return {"items": items, "next_cursor": next_cursor}
+        return await _first_page(db, user_id, limit)
+    cursor_id, offset = _decode(cursor)
+    stored = await db.cursors.find_one({"_id": cursor_id})
+    if stored is None or stored["user_id"] != user_id or as_utc(stored["expires_at"]) < utc_now():
+        raise InvalidArgument("cursor expired or unknown; list again from the first page", {"field": "cursor"})
+    window = stored["playlist_ids"][offset : offset + limit]
+    items = []
+    for playlist_id in window:
+        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, _FIELDS)
+        if head is not None:  # deleted since the first page
+            items.append(_item(head))
+    more = offset + limit < len(stored["playlist_ids"])
+    return {"items": items, "next_cursor": _encode(cursor_id, offset + limit) if more else None}

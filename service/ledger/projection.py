@@ -18,6 +18,17 @@ BUCKET_HEADER = {"snapshot.track_ids": 0, "events": 0}
 HEAD_STATE = {"latest_snapshot": 0, "recent_events": 0, "recent_snapshots": 0, "bucket_index": 0}
 
 
+# An event carrying more track IDs than this is kept on the playlist document without its
+# payload (read from history when asked for), so 50 recent events cannot push it past 16 MB.
+RECENT_EVENT_MAX_IDS = 200
+
+
+def recent_entry(event: dict[str, Any]) -> dict[str, Any]:
+    if len(event["payload"].get("track_ids", ())) <= RECENT_EVENT_MAX_IDS:
+        return event
+    return {**event, "payload": None, "payload_in_history": True}
+
+
 def snapshot_summary(snapshot: dict[str, Any]) -> dict[str, Any]:
     return {k: snapshot[k] for k in ("snapshot_id", "seq", "created_at", "source")} | {
         "track_count": len(snapshot["track_ids"])
@@ -106,7 +117,7 @@ async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[
         bucket = None if prev is None else await load_bucket(db, user_id, playlist_id, prev)
     # Ordered by sequence and trimmed to the cap.
     unique = {e["seq"]: e for e in recent_events}
-    recent_events = [unique[s] for s in sorted(unique)][-caps["events"] :]
+    recent_events = [recent_entry(unique[s]) for s in sorted(unique)][-caps["events"] :]
 
     state, _ = replay_bucket(newest, max_tracks=1 << 62)
     created = first["created"]
@@ -138,7 +149,7 @@ def advance_head(
     """The update that moves the playlist document from ``seq - 1`` to the event's ``seq``."""
     update: dict[str, Any] = {
         "$set": {**head_fields(bucket_after, state), "touched_ns": time.time_ns()},
-        "$push": {"recent_events": {"$each": [event], "$slice": -caps["events"]}},
+        "$push": {"recent_events": {"$each": [recent_entry(event)], "$slice": -caps["events"]}},
     }
     if not new_bucket:
         update["$set"].pop("latest_snapshot")

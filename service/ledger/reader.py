@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import json
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,10 @@ from service.ledger.projection import load_bucket, replay_bucket, walk_forward
 from service.ledger.writer import LedgerWriter
 from service.storage import Database
 from service.timeutil import as_utc, utc_now
+
+
+def _json_size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str))
 
 
 class LedgerReader:
@@ -58,12 +63,31 @@ class LedgerReader:
             "reconstruction": {"used_snapshot_id": bucket["snapshot"]["snapshot_id"], "applied_event_count": applied},
         }
 
-    async def get_playlist(self, user_id: int, playlist_id: str, events_limit: int) -> dict[str, Any]:
-        head = await self._head(user_id, playlist_id)
+    async def get_playlist(
+        self, user_id: int, playlist_id: str, events_limit: int, budget_bytes: int = 400_000
+    ) -> dict[str, Any]:
+        """Metadata, latest snapshot and the newest ``events_limit`` events, oldest first.
+
+        The answer must fit one MCP message (the official SSE client refuses more than 1 MiB and
+        the envelope is carried twice), so older events are left out once the answer would pass
+        ``budget_bytes``; the export has all of them."""
+        # Checked against the newest bucket (two reads by _id), so never behind the ledger.
+        head, _ = await self._writer.open_head(user_id, playlist_id)
         events = head["recent_events"]
         if events_limit > len(events) and head["seq"] > len(events):
             events = await self._older_events(head, events_limit)
-        return {"head": head, "recent_events": events[-events_limit:] if events_limit else []}
+        events = events[-events_limit:] if events_limit else []
+        if any(e.get("payload_in_history") for e in events):
+            full = {e["seq"]: e for e in await self._older_events(head, head["seq"] - events[0]["seq"] + 1)}
+            events = [full.get(e["seq"], e) if e.get("payload_in_history") else e for e in events]
+        room = budget_bytes - _json_size(head["latest_snapshot"]["track_ids"])
+        kept: list[dict[str, Any]] = []
+        for event in reversed(events):
+            room -= _json_size(event["payload"]) + 200
+            if room < 0:
+                break
+            kept.append(event)
+        return {"head": head, "recent_events": kept[::-1]}
 
     async def _older_events(self, head: dict[str, Any], limit: int) -> list[dict[str, Any]]:
         collected: dict[int, dict[str, Any]] = {}

@@ -19,6 +19,7 @@ from service.errors import (
     PlaylistAlreadyLogged,
     PlaylistNotFound,
     SequenceConflict,
+    StorageUnavailable,
     TimestampOutOfOrder,
 )
 from service.idempotency import claim_key, key_seen, release_key
@@ -48,6 +49,7 @@ class LedgerWriter:
             settings.snapshot_every, settings.snapshot_min_event_share, settings.bucket_max_track_ids
         )
         self.caps = {"events": settings.recent_events_cap, "snapshots": settings.recent_snapshots_cap}
+        self.stale: set[tuple[int, str]] = set()
 
     async def create(
         self,
@@ -82,14 +84,32 @@ class LedgerWriter:
             ):
                 await self._ensure_head(existing)
                 return create_result(existing)
+            if existing is not None:
+                await self._ensure_head(existing)  # a creation whose document write failed
             if fresh_claim and idempotency_key is not None:
                 await release_key(self._db, user_id, "create", idempotency_key)
             raise PlaylistAlreadyLogged(
                 "this playlist is already logged; log changes with memory.log_playlist_mutation",
                 {"field": "playlist_id"},
             ) from None
-        await rebuild_head(self._db, user_id, playlist_id, self.caps)
+        await self._project(user_id, playlist_id, rebuild_head(self._db, user_id, playlist_id, self.caps))
         return create_result(bucket)
+
+    async def _project(self, user_id: int, playlist_id: str, write: Any) -> Any:
+        """Run a write of the playlist document after a commit; if it fails, remember the playlist
+        so reads of this user roll it forward first (``settle``)."""
+        try:
+            return await write
+        except StorageUnavailable:
+            self.stale.add((user_id, playlist_id))
+            raise
+
+    async def settle(self, user_id: int | None = None) -> None:
+        """Roll forward the playlist documents a failed write left behind (of one user, or all)."""
+        for stale_user, playlist_id in sorted(self.stale):
+            if user_id is None or stale_user == user_id:
+                await rebuild_head(self._db, stale_user, playlist_id, self.caps)
+                self.stale.discard((stale_user, playlist_id))
 
     async def _ensure_head(self, first_bucket: dict[str, Any]) -> None:
         head = await self._db.playlists.find_one({"_id": head_id(first_bucket["user_id"], first_bucket["playlist_id"])})
@@ -142,7 +162,7 @@ class LedgerWriter:
         check_payload_shape(event_type, payload)
         key = client_event_id
         search_first = key is not None and await key_seen(self._db, user_id, "mutation", key, digest)
-        claimed, took_claim = key is None, False
+        claimed, took_claim, outcome_unknown = key is None, False, False
         try:
             for _ in range(MAX_ATTEMPTS):
                 head, bucket = await self.open_head(user_id, playlist_id, HEAD_STATE)
@@ -161,10 +181,13 @@ class LedgerWriter:
                     return await self._write(head, bucket, event, new_state)
                 except SequenceConflict:
                     search_first = key is not None
+                except StorageUnavailable:
+                    outcome_unknown = True  # the event may be committed: a retry must find it
+                    raise
             raise SequenceConflict("too many concurrent writers on this playlist; retry", {"field": "playlist_id"})
         except MemoryServiceError:
-            if took_claim and key is not None:  # refused: a corrected request may use the key
-                await release_key(self._db, user_id, "mutation", key)
+            if took_claim and key is not None and not outcome_unknown:
+                await release_key(self._db, user_id, "mutation", key)  # refused: a corrected request may use it
             raise
 
     def _prepare(
@@ -207,6 +230,9 @@ class LedgerWriter:
     ) -> dict[str, Any]:
         """Commit the event (single winner per sequence number), then advance the projection."""
         seq, moment = event["seq"], event["timestamp"]
+        # Stamped with no await before the write: the listing's "as of" moments rely on an event
+        # being stored by the time a clock reading past its stamp can be taken (exact in process).
+        event["recorded_at"], event["recorded_ns"] = utc_now(), time.time_ns()
         opens_bucket = self._policy.bucket_is_full(bucket)
         if opens_bucket:
             after = next_bucket(bucket, event, new_state)
@@ -228,6 +254,9 @@ class LedgerWriter:
                 raise SequenceConflict("another writer committed this sequence number")
             after = {**bucket, "last_seq": seq, "end_time": moment, "track_id_volume": bucket["track_id_volume"] + volume}
         update = advance_head(event, new_state, after, opens_bucket, self.caps)
-        if not await self._db.playlists.update_one({"_id": head["_id"], "seq": seq - 1}, update):
-            await rebuild_head(self._db, head["user_id"], head["playlist_id"], self.caps)
+        user_id, playlist_id = head["user_id"], head["playlist_id"]
+        if not await self._project(user_id, playlist_id, self._db.playlists.update_one(
+            {"_id": head["_id"], "seq": seq - 1}, update
+        )):
+            await self._project(user_id, playlist_id, rebuild_head(self._db, user_id, playlist_id, self.caps))
         return mutation_result(after, event)

@@ -10,9 +10,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pymongo import ReturnDocument
-from pymongo.errors import DuplicateKeyError, PyMongoError
+from bson.errors import InvalidDocument
+from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
-from service.errors import StorageUnavailable
+from service.errors import InvalidArgument, StorageUnavailable
 
 MarkDirty = Callable[[str, Any], None]
 
@@ -38,6 +39,9 @@ class TrackedCollection:
             return await operation
         except DuplicateKeyError as exc:
             raise DuplicateDocument(str(exc)) from exc
+        except (DocumentTooLarge, InvalidDocument, OverflowError) as exc:
+            # Input validation refuses what BSON cannot hold; this is the backstop.
+            raise InvalidArgument("the data cannot be stored (too large or not representable)") from exc
         except PyMongoError as exc:
             raise StorageUnavailable("the database did not complete the operation") from exc
 

@@ -29,6 +29,7 @@ class Database:
     playlists: TrackedCollection
     history: TrackedCollection
     idempotency: TrackedCollection
+    cursors: TrackedCollection
     _raw_database: Any = field(repr=False)
     _embedded: EmbeddedEngine | None = field(default=None, repr=False)
 
@@ -92,6 +93,7 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             playlists=tracked("playlists"),
             history=tracked("playlist_history"),
             idempotency=tracked("idempotency"),
+            cursors=tracked("listing_cursors"),
             _raw_database=raw,
             _embedded=embedded,
         )
