@@ -12,7 +12,27 @@ from typing import Any
 
 from beanie import Document
 from pydantic import BaseModel, Field
-from pymongo import ASCENDING, DESCENDING, IndexModel
+from pymongo import ASCENDING, DESCENDING, TEXT, IndexModel
+
+# Search: one weighted text index per collection (MongoDB allows one), led by user_id so a
+# ``$text`` query is always scoped to one user. The embedded engine ranks with the same weights.
+PLAYLIST_TEXT_WEIGHTS: dict[str, int] = {
+    "name": 10,
+    "intent_tags": 6,
+    "description": 4,
+    # seed_context is free-form: its usual keys are indexed (the embedded engine reads all of it).
+    **{f"seed_context.{key}": 2 for key in (
+        "artists", "artists.name", "seed_artists", "genres", "notes", "inspiration", "mood", "prompt", "query",
+    )},
+}
+EVENT_TEXT_WEIGHTS: dict[str, int] = {"payload.raw_text": 4}  # every other string of the event: 1
+TEXT_LANGUAGE = "english"
+
+
+def _text_index(fields: list[str], weights: dict[str, int], name: str) -> IndexModel:
+    keys = [("user_id", ASCENDING)] + [(f, TEXT) for f in fields]
+    return IndexModel(keys, weights=weights, default_language=TEXT_LANGUAGE, language_override="_text_language",
+                      name=name)
 
 
 class ProfilePatch(BaseModel):
@@ -49,7 +69,10 @@ class PreferenceEventDocument(Document):
 
     class Settings:
         name = "preference_events"
-        indexes = [IndexModel([("user_id", ASCENDING), ("timestamp", DESCENDING)], name="user_time")]
+        indexes = [
+            IndexModel([("user_id", ASCENDING), ("timestamp", DESCENDING)], name="user_time"),
+            _text_index(["$**"], EVENT_TEXT_WEIGHTS, "user_text"),
+        ]
 
 
 class PlaylistEvent(BaseModel):
@@ -144,6 +167,7 @@ class PlaylistDocument(Document):
             IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING)], unique=True, name="user_playlist"),
             IndexModel([("user_id", ASCENDING), ("updated_at", DESCENDING), ("playlist_id", DESCENDING)],
                        name="user_recent"),
+            _text_index(list(PLAYLIST_TEXT_WEIGHTS), PLAYLIST_TEXT_WEIGHTS, "user_text"),
         ]
 
 
@@ -163,10 +187,28 @@ class IdempotencyRecord(Document):
         indexes = [IndexModel([("user_id", ASCENDING)], name="user")]
 
 
+class ListingCursor(Document):
+    """The rest of a playlist listing's order, fixed at its first page (get_playlists paging)."""
+
+    id: str = Field(alias="_id")  # type: ignore[assignment]
+    user_id: int
+    playlist_ids: list[str]
+    created_at: datetime
+    expires_at: datetime
+
+    class Settings:
+        name = "listing_cursors"
+        indexes = [
+            IndexModel([("user_id", ASCENDING)], name="user"),
+            IndexModel([("expires_at", ASCENDING)], name="expiry", expireAfterSeconds=0),
+        ]
+
+
 DOCUMENT_MODELS: list[type[Document]] = [
     ProfileDocument,
     PreferenceEventDocument,
     PlaylistDocument,
     PlaylistHistoryBucket,
     IdempotencyRecord,
+    ListingCursor,
 ]

@@ -42,6 +42,9 @@ async def running_service(settings: Settings, holder: ServiceHolder) -> AsyncIte
         rebuilt = await service.recover()
         if rebuilt:
             log.warning("rolled %d playlist documents forward after an interrupted write", rebuilt)
+        if db.engine == "embedded":
+            entries, seconds = await service.build_search_index()
+            log.info("search index built: %d entries in %.1f ms", entries, seconds * 1000)
         holder.service = service
         try:
             yield service

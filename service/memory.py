@@ -19,7 +19,7 @@ from service.ledger.reader import LedgerReader
 from service.ledger.recovery import roll_forward_all
 from service.ledger.writer import LedgerWriter
 from service.profiles import Profiles
-from service.search import search
+from service.search import SearchEngine
 from service.settings import Settings
 from service.storage import Database
 from service.timeutil import utc_now
@@ -46,6 +46,7 @@ class MemoryService:
         self._profiles = Profiles(db, settings.profile_history_cap)
         self._writer = LedgerWriter(db, settings)
         self._reader = LedgerReader(db, self._writer)
+        self._search = SearchEngine(db)
 
     @property
     def database(self) -> Database:
@@ -55,6 +56,10 @@ class MemoryService:
     async def recover(self) -> int:
         return await roll_forward_all(self._db, self._writer.caps)
 
+    async def build_search_index(self) -> tuple[int, float]:
+        """Start-up, after recovery: (entries indexed, seconds); nothing to build on real MongoDB."""
+        return await self._search.rebuild()
+
     async def get_profile(self, user_id: int) -> dict[str, Any]:
         return await self._profiles.get(user_id)
 
@@ -62,20 +67,27 @@ class MemoryService:
     async def update_profile(
         self, user_id: int, patch: dict[str, Any], reason: str | None, source: str, create_if_missing: bool
     ) -> dict[str, Any]:
-        return await self._profiles.update(user_id, patch, reason, source, create_if_missing)
+        view = await self._profiles.update(user_id, patch, reason, source, create_if_missing)
+        self._search.profile_changed(user_id, view)
+        return view
 
     @unit_of_work
     async def append_preference_event(
         self, user_id: int, event_type: str, payload: dict[str, Any], source: str, timestamp: datetime | None
     ) -> dict[str, Any]:
-        return await self._profiles.append_event(user_id, event_type, payload, source, timestamp)
+        result = await self._profiles.append_event(user_id, event_type, payload, source, timestamp)
+        self._search.event_appended(user_id, {
+            "_id": result["event_id"], "type": event_type, "source": source, "payload": payload,
+            "timestamp": result["timestamp"],
+        })
+        return result
 
     @unit_of_work
     async def log_playlist_create(self, arguments: dict[str, Any], created_at: datetime | None) -> dict[str, Any]:
         meta = {"name": arguments["name"], "intent_tags": arguments.get("intent_tags", [])}
         if "description" in arguments:
             meta["description"] = arguments["description"]
-        return await self._writer.create(
+        result = await self._writer.create(
             arguments["user_id"],
             arguments["playlist_id"],
             meta,
@@ -85,10 +97,12 @@ class MemoryService:
             arguments.get("idempotency_key"),
             request_hash(arguments),
         )
+        self._search.playlist_created(arguments["user_id"], arguments, result["created_at"])
+        return result
 
     @unit_of_work
     async def log_playlist_mutation(self, arguments: dict[str, Any], timestamp: datetime | None) -> dict[str, Any]:
-        return await self._writer.mutate(
+        result = await self._writer.mutate(
             arguments["user_id"],
             arguments["playlist_id"],
             arguments["type"],
@@ -97,18 +111,22 @@ class MemoryService:
             arguments.get("client_event_id"),
             request_hash(arguments),
         )
+        await self._search.playlist_changed(arguments["user_id"], arguments["playlist_id"], arguments["type"],
+                                            result["timestamp"])
+        return result
 
     async def get_playlists(self, user_id: int, limit: int, cursor: str | None) -> dict[str, Any]:
+        await self._writer.settle(user_id)
         return await list_playlists(self._db, user_id, limit, cursor)
 
     async def get_playlist(self, user_id: int, playlist_id: str, events_limit: int) -> dict[str, Any]:
-        return await self._reader.get_playlist(user_id, playlist_id, events_limit)
+        return await self._reader.get_playlist(user_id, playlist_id, events_limit, self.settings.result_budget_bytes)
 
     async def reconstruct_playlist(self, user_id: int, playlist_id: str, at_time: datetime | None) -> dict[str, Any]:
         return await self._reader.reconstruct_at(user_id, playlist_id, at_time)
 
     async def search(self, user_id: int, query: str, limit: int) -> list[dict[str, Any]]:
-        return await search(self._db, user_id, query, limit)
+        return await self._search.search(user_id, query, limit)
 
     async def export_user_data(self, user_id: int, cursor: str | None) -> dict[str, Any]:
         return await export.export_part(self._db, user_id, cursor, self.settings.export_part_bytes)
@@ -118,12 +136,18 @@ class MemoryService:
 
     @unit_of_work
     async def import_user_data(self, parts: list[dict[str, Any]], user_id: int) -> dict[str, int]:
-        return await import_user(self._db, parts, user_id, self._writer.caps)
+        counts = await import_user(self._db, parts, user_id, self._writer.caps)
+        await self._search.user_reloaded(user_id)
+        return counts
 
     @unit_of_work
     async def delete_user_data(self, user_id: int) -> dict[str, Any]:
-        await users.delete_user(self._db, user_id)
+        try:
+            await users.delete_user(self._db, user_id)
+        finally:  # whatever the delete reached, the index holds only what is still stored
+            await self._search.user_reloaded(user_id)
         return {"user_id": user_id, "deleted_at": utc_now(), "deleted": True}
 
     async def list_users(self, limit: int) -> list[dict[str, Any]]:
+        await self._writer.settle()
         return await users.list_users(self._db, limit)

@@ -1,0 +1,98 @@
+"""What is searchable: one ``Entry`` per playlist, preference event and profile key, with weighted
+fields. Both engines use these weights (``models.documents`` holds the MongoDB side)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from models.documents import EVENT_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS
+
+NAME = float(PLAYLIST_TEXT_WEIGHTS["name"])
+TAGS = float(PLAYLIST_TEXT_WEIGHTS["intent_tags"])
+DESCRIPTION = float(PLAYLIST_TEXT_WEIGHTS["description"])
+NOTES = float(PLAYLIST_TEXT_WEIGHTS["seed_context.notes"])
+RAW_TEXT = float(EVENT_TEXT_WEIGHTS["payload.raw_text"])
+OTHER = 1.0
+PROFILE_VALUE = DESCRIPTION
+MAX_WEIGHT = NAME
+
+PLAYLIST_FIELDS = {"_id": 1, "user_id": 1, "playlist_id": 1, "name": 1, "description": 1, "intent_tags": 1,
+                   "seed_context": 1, "created_at": 1, "updated_at": 1}
+
+
+@dataclass
+class Field:
+    name: str
+    weight: float
+    text: str
+
+
+@dataclass
+class Entry:
+    kind: str  # playlist | preference_event | profile
+    id: str
+    fields: list[Field]
+    metadata: dict[str, Any]
+
+
+def flatten_text(value: Any) -> Iterator[str]:
+    """Every string (and number) in a JSON value; object keys count as words too."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if not str(key).startswith("_"):
+                yield str(key).replace("_", " ")
+                yield from flatten_text(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from flatten_text(item)
+    elif value is not None and not isinstance(value, bool):
+        yield str(value)
+
+
+def playlist_entry(head: dict[str, Any]) -> Entry:
+    fields = [Field("name", NAME, head["name"])]
+    if head.get("intent_tags"):
+        fields.append(Field("intent_tags", TAGS, " · ".join(head["intent_tags"])))
+    if head.get("description"):
+        fields.append(Field("description", DESCRIPTION, head["description"]))
+    seed = " · ".join(flatten_text(head.get("seed_context") or {}))
+    if seed:
+        fields.append(Field("seed_context", NOTES, seed))
+    metadata = {"name": head["name"], "intent_tags": list(head.get("intent_tags") or [])}
+    for moment in ("created_at", "updated_at"):
+        if head.get(moment) is not None:
+            metadata[moment] = head[moment]
+    return Entry("playlist", head["playlist_id"], fields, metadata)
+
+
+def event_entry(event: dict[str, Any]) -> Entry:
+    payload = event.get("payload") or {}
+    raw = payload.get("raw_text")
+    fields = []
+    if isinstance(raw, str) and raw:
+        fields.append(Field("raw_text", RAW_TEXT, raw))
+    rest = " · ".join(flatten_text({k: v for k, v in payload.items() if k != "raw_text"}))
+    if rest:
+        fields.append(Field("payload", OTHER, rest))
+    fields.append(Field("type", OTHER, event["type"]))
+    metadata = {"type": event["type"], "source": event["source"], "timestamp": event["timestamp"]}
+    return Entry("preference_event", str(event["_id"]), fields, metadata)
+
+
+def profile_entries(document: dict[str, Any]) -> list[Entry]:
+    """One entry per top-level key of the profile (notes, rules, genres …)."""
+    found = []
+    for key, value in (document.get("profile") or {}).items():
+        fields = [Field("key", OTHER, key.replace("_", " "))]
+        text = " · ".join(flatten_text(value))
+        if text:
+            fields.append(Field("value", PROFILE_VALUE, text))
+        metadata = {"key": key, "version": document["version"]}
+        if document.get("updated_at") is not None:
+            metadata["updated_at"] = document["updated_at"]
+        found.append(Entry("profile", f"profile:{key}", fields, metadata))
+    return found

@@ -1,0 +1,122 @@
+"""Ranking over one user's index: weighted term scores × IDF, typo expansion for unknown words,
+quoted phrases required, scores normalized to 0..1; snippets show the matched words."""
+
+from __future__ import annotations
+
+import heapq
+import math
+from operator import itemgetter
+from typing import Any
+
+from service.search.analysis import ParsedQuery, surface_words, typo_budget
+from service.search.fields import MAX_WEIGHT, Entry
+from service.search.index import Indexed, Key, UserIndex
+
+TYPO_FACTOR = {0: 1.0, 1: 0.7, 2: 0.5}  # a word found through a typo counts less than an exact one
+SNIPPET_CHARS = 160
+
+
+def _contains(sequence: list[str], phrase: list[str]) -> bool:
+    n = len(phrase)
+    return any(sequence[i:i + n] == phrase for i in range(len(sequence) - n + 1))
+
+
+def has_phrase(indexed: Indexed, phrase: list[str]) -> bool:
+    return any(_contains(found, phrase) for found in indexed.field_terms)
+
+
+def expand(index: UserIndex, parsed: ParsedQuery) -> list[list[tuple[str, float]]]:
+    """For each query term: the index terms it matches, with a factor (1 exact, less for typos)."""
+    expansions = []
+    for word, term in zip(parsed.words, parsed.terms):
+        if term in index.postings:
+            expansions.append([(term, 1.0)])
+            continue
+        budget = typo_budget(word)
+        similar = index.similar_terms(word, budget) if budget else []
+        expansions.append([(t, TYPO_FACTOR[d]) for t, d in similar])
+    return expansions
+
+
+def phrase_candidates(index: UserIndex, phrases: list[list[str]]) -> set[Key] | None:
+    """Entries holding every quoted phrase (None when the query has none): the shortest posting
+    list of the phrase terms, narrowed by the others, then checked for the words in order."""
+    if not phrases:
+        return None
+    needed = {t for phrase in phrases for t in phrase}
+    if any(t not in index.postings for t in needed):
+        return set()
+    lists = sorted((index.postings[t] for t in needed), key=len)
+    keys = [k for k in lists[0] if all(k in other for other in lists[1:])]
+    return {k for k in keys if all(has_phrase(index.entries[k], p) for p in phrases)}
+
+
+def rank(index: UserIndex, parsed: ParsedQuery, limit: int) -> list[tuple[float, Entry, set[str]]]:
+    """The best ``limit`` entries as (normalized score, entry, index terms matched)."""
+    if parsed.empty or not index.entries:
+        return []
+    allowed = phrase_candidates(index, parsed.phrases)
+    if allowed is not None and not allowed:
+        return []
+    total = len(index.entries)
+    expansions = expand(index, parsed)
+    scores: dict[Key, float] = {}
+    idf_sum = 0.0
+    for options in expansions:
+        df = max((len(index.postings[t]) for t, _ in options), default=0)
+        idf = math.log(1.0 + (total - df + 0.5) / (df + 0.5)) if options else math.log(1.0 + total + 0.5)
+        idf_sum += idf
+        best: dict[Key, float] = {}
+        for term, factor in options:  # a typo matching several stored words: its best one counts
+            posting = index.postings[term]
+            if allowed is not None:  # a phrase query: score only the entries holding the phrase
+                posting = {k: posting[k] for k in allowed if k in posting}
+            if len(options) == 1:  # the common case, kept tight: one pass over one posting list
+                get, scale_term = scores.get, factor * idf
+                for key, weight in posting.items():
+                    scores[key] = get(key, 0.0) + weight * scale_term
+                break
+            for key, weight in posting.items():
+                value = weight * factor * idf
+                if value > best.get(key, 0.0):
+                    best[key] = value
+        for key, value in best.items():
+            scores[key] = scores.get(key, 0.0) + value
+    top = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+    top.sort(key=lambda item: (-item[1], item[0]))
+    scale = idf_sum * MAX_WEIGHT
+    terms_used = {t for options in expansions for t, _ in options}
+    return [
+        (min(1.0, value / scale), index.entries[key].entry, terms_used & index.entries[key].weights.keys())
+        for key, value in top
+    ]
+
+
+def snippet(entry: Entry, matched: set[str], limit: int = SNIPPET_CHARS) -> tuple[str, list[str]]:
+    """The field where the matched words weigh most, cut around the first of them."""
+    best_text, best_weight, best_spans = entry.fields[0].text, -1.0, []
+    for f in entry.fields:
+        spans = [(s, e) for s, e, ts in surface_words(f.text) if matched.intersection(ts)]
+        weight = f.weight * len(spans)
+        if weight > best_weight:
+            best_text, best_weight, best_spans = f.text, weight, spans
+    words = list(dict.fromkeys(best_text[s:e] for s, e in best_spans))
+    text = best_text
+    if len(text) > limit:
+        start = best_spans[0][0] if best_spans else 0
+        start = max(0, start - limit // 4)
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        text = ("…" if start else "") + text[start:start + limit - 2].rstrip() + "…"
+    return " ".join(text.split()), words
+
+
+def to_hit(score: float, entry: Entry, matched: set[str]) -> dict[str, Any]:
+    text, words = snippet(entry, matched)
+    return {
+        "kind": entry.kind,
+        "id": entry.id,
+        "score": round(score, 4),
+        "snippet": text,
+        "metadata": {**entry.metadata, "matched_words": words},
+    }
