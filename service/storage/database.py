@@ -59,6 +59,19 @@ async def _apply_validators(database: Any) -> None:
             log.warning("could not apply validator to %s: %s", name, exc)
 
 
+# mongomock enforces a unique index by scanning the whole collection on every insert, so a
+# playlist write got slower with every playlist stored. These two keys are also encoded in the
+# documents' deterministic _id (service/ledger/keys.py), which mongomock checks in O(1): on the
+# embedded engine the _id alone keeps them unique. Real MongoDB keeps (and uses) both indexes.
+_REDUNDANT_UNIQUE = {"playlists": "user_playlist", "playlist_history": "user_playlist_seq"}
+
+
+async def _drop_redundant_unique_indexes(database: Any) -> None:
+    for collection, index in _REDUNDANT_UNIQUE.items():
+        if index in await database[collection].index_information():
+            await database[collection].drop_index(index)
+
+
 @asynccontextmanager
 async def open_database(settings: Settings) -> AsyncIterator[Database]:
     embedded: EmbeddedEngine | None = None
@@ -82,6 +95,8 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             raise StorageUnavailable(f"cannot initialise the database: {exc}") from exc
         if settings.mongodb_uri:
             await _apply_validators(raw)
+        else:
+            await _drop_redundant_unique_indexes(raw)
 
         def tracked(name: str) -> TrackedCollection:
             return TrackedCollection(raw[name], mark_dirty)
