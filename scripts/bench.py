@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import collections
 import contextlib
-import functools
 import itertools
 import json
 import os
@@ -316,23 +315,30 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(timeout=10)
 
 
+def _answers_ready(port: int, ready_path: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://{HOST}:{port}{ready_path}", timeout=2) as response:
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def _accepts_connections(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        return probe.connect_ex((HOST, port)) == 0
+
+
 @contextlib.contextmanager
-def http_server(args: list[str], port: int, log_path: Path, ready_path: str) -> Iterator[str]:
-    """Start a server subprocess, wait until ``ready_path`` answers 200, always stop it."""
+def http_server(args: list[str], port: int, log_path: Path, ready: Callable[[], bool]) -> Iterator[str]:
+    """Start a server subprocess, wait until ``ready()`` holds (60 s at most), always stop it."""
     with open(log_path, "ab") as log:
         process = subprocess.Popen(args, cwd=log_path.parent, env=child_env(), stdin=subprocess.DEVNULL,
                                    stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
-        while True:
+        while not ready():
             if process.poll() is not None:
                 raise BenchError(f"{args} exited with {process.returncode}: {log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"http://{HOST}:{port}{ready_path}", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
             if time.monotonic() > deadline:
                 raise BenchError(f"{args} not ready after 60 s: {log_path.read_text()[-3000:]}")
             time.sleep(0.05)
@@ -348,7 +354,7 @@ def service_sse(data_dir: Path, work: Path, journal: bool = True) -> Iterator[st
             "--port", str(port), "--data-dir", str(data_dir)]
     if not journal:
         raise BenchError("the SSE runs use the default (journal on)")
-    with http_server(args, port, work / f"service-{port}.log", "/readyz") as base:
+    with http_server(args, port, work / f"service-{port}.log", lambda: _answers_ready(port, "/readyz")) as base:
         yield f"{base}/sse"
 
 
@@ -356,30 +362,9 @@ def service_sse(data_dir: Path, work: Path, journal: bool = True) -> Iterator[st
 def floor_sse(work: Path) -> Iterator[str]:
     port = free_port()
     args = [sys.executable, str(ROOT / "scripts" / "bench_floor_server.py"), "sse", str(port)]
-    with _floor_ready(args, port, work / f"floor-{port}.log") as base:
+    # The floor server has no /readyz: it is ready once its port accepts a connection.
+    with http_server(args, port, work / f"floor-{port}.log", lambda: _accepts_connections(port)) as base:
         yield f"{base}/sse"
-
-
-@contextlib.contextmanager
-def _floor_ready(args: list[str], port: int, log_path: Path) -> Iterator[str]:
-    """The floor server has no /readyz: wait until its port accepts a connection."""
-    with open(log_path, "ab") as log:
-        process = subprocess.Popen(args, cwd=log_path.parent, env=child_env(), stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise BenchError(f"floor server exited: {log_path.read_text()[-3000:]}")
-            with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-                if probe.connect_ex((HOST, port)) == 0:
-                    break
-            if time.monotonic() > deadline:
-                raise BenchError("floor server not listening after 60 s")
-            time.sleep(0.05)
-        yield f"http://{HOST}:{port}"
-    finally:
-        _stop(process)
 
 
 @contextlib.asynccontextmanager
