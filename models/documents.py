@@ -35,12 +35,22 @@ def _text_index(fields: list[str], weights: dict[str, int], name: str) -> IndexM
                       name=name)
 
 
+class WrittenBy(BaseModel):
+    """Who wrote a record: the verified principal, the tool and the server's request id.
+    Records written before auth existed (or imported from such an export) carry none."""
+
+    principal: str
+    tool: str | None = None
+    request_id: str | None = None
+
+
 class ProfilePatch(BaseModel):
     version: int
     patch: dict[str, Any]
     reason: str | None = None
     source: str
     applied_at: datetime
+    written_by: WrittenBy | None = None
 
 
 class ProfileDocument(Document):
@@ -51,6 +61,7 @@ class ProfileDocument(Document):
     created_at: datetime
     updated_at: datetime
     history: list[ProfilePatch] = []
+    written_by: WrittenBy | None = None  # of the latest write: what a change-stream event carries
 
     class Settings:
         name = "profiles"
@@ -66,6 +77,7 @@ class PreferenceEventDocument(Document):
     timestamp: datetime
     recorded_at: datetime
     recorded_ns: int
+    written_by: WrittenBy | None = None
 
     class Settings:
         name = "preference_events"
@@ -85,6 +97,7 @@ class PlaylistEvent(BaseModel):
     recorded_ns: int  # server clock at commit: orders the listing "as of" a cursor's moment
     client_event_id: str | None = None
     request_hash: str | None = None
+    written_by: WrittenBy | None = None
 
 
 class Snapshot(BaseModel):
@@ -123,7 +136,8 @@ class PlaylistHistoryBucket(Document):
     snapshot_track_count: int
     snapshot: Snapshot
     events: list[PlaylistEvent] = []
-    created: dict[str, Any] | None = None  # bucket 0 only: created_at, recorded_ns, seed_context, idempotency
+    created: dict[str, Any] | None = None  # bucket 0 only: created_at, recorded_ns, seed_context, idempotency, written_by
+    written_by: WrittenBy | None = None  # of the latest write: what a change-stream event carries
 
     class Settings:
         name = "playlist_history"
@@ -204,6 +218,43 @@ class ListingCursor(Document):
         ]
 
 
+class AuditEntry(Document):
+    """One change of a canonical record (or a user's deletion), for operators: ``ops.audit``."""
+
+    id: str = Field(alias="_id")  # type: ignore[assignment]
+    time: datetime
+    collection: str | None  # None for the tombstone of a deleted user
+    operation: str  # insert | update | replace | delete_user_data
+    user_id: int | None
+    playlist_id: str | None = None
+    document_key: str | None
+    tool: str | None
+    request_id: str | None
+    principal: str | None
+    via: str  # write_path (embedded engine) | change_stream | backfill
+
+    class Settings:
+        name = "audit_log"
+        indexes = [
+            IndexModel([("user_id", ASCENDING), ("time", DESCENDING), ("_id", DESCENDING)], name="user_time"),
+            IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING), ("time", DESCENDING)],
+                       name="user_playlist_time"),
+            IndexModel([("time", DESCENDING), ("_id", DESCENDING)], name="time"),
+        ]
+
+
+class AuditStreamState(Document):
+    """Where the change-stream watcher stopped: its resume token and the time of the last change."""
+
+    id: str = Field(alias="_id")  # type: ignore[assignment]
+    resume_token: dict[str, Any] | None
+    last_time: datetime | None
+    updated_at: datetime
+
+    class Settings:
+        name = "audit_state"
+
+
 DOCUMENT_MODELS: list[type[Document]] = [
     ProfileDocument,
     PreferenceEventDocument,
@@ -211,4 +262,6 @@ DOCUMENT_MODELS: list[type[Document]] = [
     PlaylistHistoryBucket,
     IdempotencyRecord,
     ListingCursor,
+    AuditEntry,
+    AuditStreamState,
 ]

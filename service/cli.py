@@ -15,6 +15,8 @@ from rich.progress import Progress, SpinnerColumn, TextColumn
 
 from models.schema_files import seed_profile
 from service.app import ServiceHolder, build_app, running_service
+from service.audit.origin import CallOrigin, acting_as, new_request_id
+from service.auth import TokenStore
 from service.errors import DataDirectoryLocked, MemoryServiceError
 from service.logging_setup import configure_logging
 from service.settings import Settings
@@ -35,6 +37,7 @@ err = Console(stderr=True)
 DataDir = Annotated[Path | None, typer.Option(help="Embedded store directory (env MEMORY_DATA_DIR, default ./data)")]
 MongoUri = Annotated[str | None, typer.Option(help="Real MongoDB URI (env MEMORY_MONGODB_URI)")]
 UserId = Annotated[int, typer.Option(min=1, help="User id")]
+TokenFile = Annotated[Path | None, typer.Option(help="Token file (env MEMORY_TOKEN_FILE, default DATA_DIR/tokens.json)")]
 
 
 def _settings(**flags: Any) -> Settings:
@@ -67,11 +70,13 @@ def serve(
     mongodb_uri: MongoUri = None,
     tool_names: Annotated[str | None, typer.Option(help="plain | dotted (env MEMORY_TOOL_NAMES, default plain)")] = None,
     log_level: Annotated[str | None, typer.Option(help="DEBUG | INFO | WARNING | ERROR (env MEMORY_LOG_LEVEL)")] = None,
+    token_file: TokenFile = None,
 ) -> None:
     """Run the MCP server: SSE at GET /sse + POST /messages/, streamable HTTP at /mcp, or stdio."""
     try:
         settings = _settings(transport=transport, host=host, port=port, data_dir=data_dir,
-                             mongodb_uri=mongodb_uri, tool_names=tool_names, log_level=log_level)
+                             mongodb_uri=mongodb_uri, tool_names=tool_names, log_level=log_level,
+                             token_file=token_file)
     except ValueError as exc:
         _fail(str(exc))
     configure_logging(settings.log_level)
@@ -79,11 +84,13 @@ def serve(
     if settings.transport == "stdio":
         asyncio.run(_serve_stdio(settings))
         return
-    if settings.host not in ("127.0.0.1", "localhost", "::1"):
-        logging.getLogger("taste_memory").warning(
-            "listening on %s without authentication: anyone who reaches this port can read and change memory",
-            settings.host,
+    if not settings.loopback and not _tokens(settings).configured():
+        err.print(
+            f"[red]error:[/red] refusing to listen on {settings.host} without authentication: anyone who "
+            f"reaches this port could read and change every user's memory. Create a token first "
+            f"('memory-service token create --user-id N', stored in {settings.tokens_path}) or bind 127.0.0.1."
         )
+        raise typer.Exit(2)
     import uvicorn
 
     starlette_app, _, _ = build_app(settings)
@@ -100,10 +107,21 @@ async def _serve_stdio(settings: Settings) -> None:
         await mcp.run_stdio_async()
 
 
-def _run(settings: Settings, work: Any) -> Any:
+def _tokens(settings: Settings) -> TokenStore:
+    try:
+        store = TokenStore(settings.tokens_path)
+        store.records()
+    except RuntimeError as exc:
+        _fail(str(exc))
+    return store
+
+
+def _run(settings: Settings, work: Any, command: str) -> Any:
     async def main() -> Any:
         async with running_service(settings, ServiceHolder()) as service:
-            return await work(service)
+            # What the CLI writes is audited like a tool call, as the machine's own user.
+            with acting_as(CallOrigin("local", f"cli.{command}", new_request_id())):
+                return await work(service)
 
     try:
         return asyncio.run(main())
@@ -124,7 +142,7 @@ def seed(user_id: UserId = 1, data_dir: DataDir = None, mongodb_uri: MongoUri = 
         after = await service.update_profile(user_id, seed_profile(), "Seed profile from PRD §11", "user", True)
         return {"changed": after["version"] != before["version"], "version": after["version"]}
 
-    outcome = _run(settings, work)
+    outcome = _run(settings, work, "seed")
     state = "loaded" if outcome["changed"] else "already loaded, nothing changed"
     err.print(f"seed profile for user {user_id}: {state} (profile version {outcome['version']})")
 
@@ -152,7 +170,7 @@ def export_command(
             data = await service.export_everything(user_id, tick)
         return {"user_id": user_id, "exported_at": data["as_of"], "data": data}
 
-    document = _run(settings, work)
+    document = _run(settings, work, "export")
     text = json.dumps(document, ensure_ascii=False)
     if str(out) == "-":
         sys.stdout.write(text + "\n")
@@ -177,8 +195,65 @@ def import_command(
     if not isinstance(target, int):
         _fail("the export names no user_id; pass --user-id")
     parts = [d["data"] if "data" in d else d for d in documents]
-    counts = _run(settings, lambda service: service.import_user_data(parts, target))
+    counts = _run(settings, lambda service: service.import_user_data(parts, target), "import")
     err.print(f"imported for user {target}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
+
+
+tokens_app = typer.Typer(help="Bearer tokens: a token is shown once at creation and stored hashed.",
+                         no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(tokens_app, name="token")
+Role = Annotated[str, typer.Option(help="user: acts only for its user ids; operator: reads any user, deletes, ops tools")]
+
+
+@tokens_app.command("create")
+def token_create(
+    user_id: Annotated[list[int] | None, typer.Option(min=1, help="A user this token acts for (repeatable)")] = None,
+    role: Role = "user",
+    label: Annotated[str | None, typer.Option(help="A note for 'token list' (who or what holds it)")] = None,
+    data_dir: DataDir = None,
+    token_file: TokenFile = None,
+) -> None:
+    """Create a token and print it once on stdout (keep it: only its hash is stored)."""
+    if role not in ("user", "operator"):
+        _fail("--role must be user or operator")
+    store = _tokens(_settings(data_dir=data_dir, token_file=token_file))
+    try:
+        token, record = store.create(role, list(user_id or []), label)  # type: ignore[arg-type]
+    except ValueError as exc:
+        _fail(str(exc))
+    users = ", ".join(map(str, record.user_ids)) or "none"
+    err.print(f"created {record.role} token {record.token_id} (users: {users}) in {store.path}; "
+              "it is shown once, below:")
+    sys.stdout.write(token + "\n")
+
+
+@tokens_app.command("list")
+def token_list(data_dir: DataDir = None, token_file: TokenFile = None,
+               as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False) -> None:
+    """Every token: id, role, users, label, created, revoked (never the secret)."""
+    rows = _tokens(_settings(data_dir=data_dir, token_file=token_file)).listing()
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return
+    from rich.table import Table
+
+    table = Table("token id", "role", "users", "label", "created", "revoked")
+    for row in rows:
+        table.add_row(row["token_id"], row["role"], ", ".join(map(str, row["user_ids"])), row["label"] or "",
+                      row["created_at"], row["revoked_at"] or "")
+    Console().print(table)
+
+
+@tokens_app.command("revoke")
+def token_revoke(token_id: Annotated[str, typer.Argument(help="The id shown by 'token list' (not the secret)")],
+                 data_dir: DataDir = None, token_file: TokenFile = None) -> None:
+    """Revoke a token; a running server refuses it from its next call."""
+    store = _tokens(_settings(data_dir=data_dir, token_file=token_file))
+    try:
+        record = store.revoke(token_id)
+    except KeyError:
+        _fail(f"no token with id {token_id} in {store.path}")
+    err.print(f"token {record.token_id} revoked at {record.revoked_at}")
 
 
 def main() -> None:

@@ -66,6 +66,27 @@ class SequenceConflict(Conflict):
     """Another writer committed the same sequence number first; the caller retries."""
 
 
+class NotAuthenticated(MemoryServiceError):
+    """The server has tokens and the call came without a valid one (missing, unknown, revoked)."""
+
+
+class Forbidden(MemoryServiceError):
+    """The caller is known but may not do this."""
+
+
+class UserNotCovered(Forbidden):
+    """The token does not cover the user id asked for (said the same whether or not the user has
+    data, so the answer reveals nothing about other users)."""
+
+
+class OperatorOnly(Forbidden):
+    pass
+
+
+class RateLimited(MemoryServiceError):
+    """Too many calls for this token; ``details.retry_after_s`` says when to try again."""
+
+
 class StorageUnavailable(MemoryServiceError):
     """The database could not be reached or refused the write."""
 

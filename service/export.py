@@ -64,7 +64,10 @@ def _fit(section: str, key: list[Any], body: dict[str, Any], budget: int, pid: s
 async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int) -> AsyncIterator[Piece]:
     profile = await db.profiles.find_one({"_id": user_id})
     if profile is not None:
-        for piece in _fit("profile", [0], to_json(profile), budget):
+        # The document-level stamp only names its latest write (for the change stream); each
+        # history entry keeps its own.
+        body = to_json({k: v for k, v in profile.items() if k != "written_by"})
+        for piece in _fit("profile", [0], body, budget):
             yield piece
     events = await db.preference_events.find({"user_id": user_id}, sort=[("recorded_ns", 1), ("_id", 1)])
     for event in events:

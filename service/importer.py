@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from service.audit.origin import written_by
 from service.errors import Conflict, InvalidArgument
 from service.idempotency import claim_id
 from service.ledger.keys import bucket_id
@@ -65,6 +66,8 @@ def _buckets(user_id: int, pid: str, entry: dict[str, Any]) -> list[dict[str, An
         raise InvalidArgument(f"playlist {pid} has no creation snapshot", {"field": "playlists"})
     created = _dates({k: entry[k] for k in ("created_at", "recorded_ns", "seed_context", "idempotency_key",
                                              "request_hash")}, "created_at")
+    if entry.get("written_by"):
+        created["written_by"] = entry["written_by"]
     buckets: list[dict[str, Any]] = []
     for index, raw in enumerate(snapshots):
         snapshot = _dates({k: v for k, v in raw.items() if k != "track_ids_continued"}, "created_at")
@@ -85,6 +88,7 @@ def _buckets(user_id: int, pid: str, entry: dict[str, Any]) -> list[dict[str, An
             "snapshot": snapshot,
             "events": own,
             "created": created if base == 0 else None,
+            "written_by": written_by(),  # the import is this document's latest write
         })
     return buckets
 
@@ -99,11 +103,13 @@ async def import_user(db: Database, parts: list[dict[str, Any]], user_id: int, c
     if merged["profile"]:
         profile = _dates(merged["profile"], "created_at", "updated_at")
         profile["history"] = [_dates(h, "applied_at") for h in profile.get("history", [])]
-        await db.profiles.insert_one({**profile, "_id": user_id, "user_id": user_id})
+        await db.profiles.insert_one({**profile, "_id": user_id, "user_id": user_id, "written_by": written_by()})
         counts["profile"] = 1
     for event in merged["preference_events"]:
         body = _dates({k: v for k, v in event.items() if k != "event_id"}, "timestamp", "recorded_at")
-        await db.preference_events.insert_one({**body, "_id": event["event_id"], "user_id": user_id})
+        # An event is its own record: it keeps the stamp of the call that recorded it.
+        await db.preference_events.insert_one({"written_by": written_by(), **body, "_id": event["event_id"],
+                                               "user_id": user_id})
         counts["preference_events"] += 1
     for pid, entry in merged["playlists"].items():
         for bucket in _buckets(user_id, pid, entry):

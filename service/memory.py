@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, ParamSpec, TypeVar
 
 from service import export, users
+from service.audit.trail import list_entries
 from service.idempotency import request_hash
 from service.importer import import_user
 from service.ledger.listing import list_playlists
@@ -148,6 +149,17 @@ class MemoryService:
             await self._search.user_reloaded(user_id)
         return {"user_id": user_id, "deleted_at": utc_now(), "deleted": True}
 
-    async def list_users(self, limit: int) -> list[dict[str, Any]]:
+    async def list_users(self, limit: int, visible: set[int] | None = None) -> list[dict[str, Any]]:
         await self._writer.settle()
-        return await users.list_users(self._db, limit)
+        return await users.list_users(self._db, limit, visible)
+
+    async def audit(
+        self,
+        user_id: int | None,
+        playlist_id: str | None,
+        since: datetime | None,
+        until: datetime | None,
+        limit: int,
+        cursor: str | None,
+    ) -> dict[str, Any]:
+        return await list_entries(self._db.audit_log, user_id, playlist_id, since, until, limit, cursor)

@@ -10,6 +10,7 @@ from typing import Any
 
 import json_merge_patch
 
+from service.audit.origin import written_by
 from service.errors import ProfileNotFound, SequenceConflict
 from service.storage import Database, DuplicateDocument
 from service.timeutil import utc_now
@@ -62,7 +63,9 @@ class Profiles:
                 return _view(user_id, current)
             now = utc_now()
             version = (current["version"] if current else 0) + 1
-            entry = {"version": version, "patch": patch, "reason": reason, "source": source, "applied_at": now}
+            stamp = written_by()
+            entry = {"version": version, "patch": patch, "reason": reason, "source": source, "applied_at": now,
+                     "written_by": stamp}
             if current is None:
                 document = {
                     "_id": user_id,
@@ -72,6 +75,7 @@ class Profiles:
                     "created_at": now,
                     "updated_at": now,
                     "history": [entry],
+                    "written_by": stamp,
                 }
                 try:
                     await self._db.profiles.insert_one(document)
@@ -81,7 +85,7 @@ class Profiles:
             matched = await self._db.profiles.update_one(
                 {"_id": user_id, "version": current["version"]},
                 {
-                    "$set": {"profile": merged, "version": version, "updated_at": now},
+                    "$set": {"profile": merged, "version": version, "updated_at": now, "written_by": stamp},
                     "$push": {"history": {"$each": [entry], "$slice": -self._history_cap}},
                 },
             )
@@ -102,6 +106,7 @@ class Profiles:
             "timestamp": timestamp or now,
             "recorded_at": now,
             "recorded_ns": time.time_ns(),
+            "written_by": written_by(),
         }
         await self._db.preference_events.insert_one(document)
         return {"event_id": document["_id"], "user_id": user_id, "timestamp": document["timestamp"]}

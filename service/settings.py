@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class Settings(BaseSettings):
@@ -25,6 +27,21 @@ class Settings(BaseSettings):
     )
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the JSON log lines.")
 
+    token_file: Path | None = Field(
+        None, description="Bearer tokens (hashed), managed by 'memory-service token'; default DATA_DIR/tokens.json. "
+        "Once it holds a token, every call needs one.")
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        [], description="Extra Host header values accepted on the MCP endpoints, comma-separated (e.g. "
+        "'memory.example.com,memory.example.com:*'); loopback names are always accepted (DNS-rebinding guard).")
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        [], description="Extra Origin header values accepted, comma-separated (e.g. 'https://app.example.com'); "
+        "loopback origins are always accepted; requests without Origin are not browser requests and pass.")
+    max_request_bytes: int = Field(
+        2 * 1024 * 1024, ge=1024, description="Largest accepted request body (HTTP 413 beyond); a 10,000-track "
+        "playlist of 80-character ids is about 0.9 MB.")
+    rate_limit_per_minute: int = Field(1200, ge=0, description="Calls per minute per token (0 = no limit).")
+    rate_limit_burst: int = Field(120, ge=1, description="Calls a token may make at once before the per-minute rate applies.")
+
     snapshot_every: int = Field(10, ge=1, description="Snapshot after this many mutations.")
     snapshot_min_event_share: float = Field(
         0.1,
@@ -42,6 +59,21 @@ class Settings(BaseSettings):
     result_budget_bytes: int = Field(
         400_000, ge=10_000, description="get_playlist leaves out older events past this answer size (<1 MiB)."
     )
+    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @classmethod
+    def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+    @property
+    def tokens_path(self) -> Path:
+        return self.token_file or self.data_dir / "tokens.json"
+
+    @property
+    def loopback(self) -> bool:
+        return self.host in LOOPBACK_HOSTS
+
     export_part_bytes: int = Field(
         400_000, ge=10_000, description="Budget of one export part; the envelope carries it twice (<1 MiB)."
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.audit.trail import replace_with_tombstone
 from service.storage import Database
 
 
@@ -39,4 +40,7 @@ async def delete_user(db: Database, user_id: int) -> int:
     # while history without its document would be rolled forward into view again.
     for collection in (db.history, db.playlists, db.idempotency, db.cursors, db.preference_events, db.profiles):
         deleted += await collection.delete_many({"user_id": user_id})
+    # The trail named playlists and requests of this user; what remains says only that, when and
+    # by whom the data was deleted.
+    await replace_with_tombstone(db.audit_log, user_id)
     return deleted

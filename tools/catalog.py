@@ -6,10 +6,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from service.auth import Access, Principal
 from service.memory import MemoryService
 from tools import handlers
 
-Handler = Callable[[MemoryService, dict[str, Any]], Awaitable[dict[str, Any]]]
+Handler = Callable[[MemoryService, dict[str, Any], Principal], Awaitable[dict[str, Any]]]
 
 
 @dataclass(frozen=True)
@@ -21,11 +22,14 @@ class ToolSpec:
     read_only: bool
     destructive: bool
     idempotent: bool
+    access: Access
 
 
 _ENVELOPE = (
     " Answers {success, result} or {success:false, error:{code, message, details}}; "
-    "error codes: INVALID_ARGUMENT (details.field names the bad field), NOT_FOUND, CONFLICT, DB_ERROR, INTERNAL."
+    "error codes: INVALID_ARGUMENT (details.field names the bad field), NOT_FOUND, CONFLICT, UNAUTHORIZED (no valid "
+    "bearer token), FORBIDDEN (the token does not cover this user), RATE_LIMITED (retry after "
+    "details.retry_after_s), DB_ERROR, INTERNAL."
 )
 
 TOOL_SPECS: list[ToolSpec] = [
@@ -35,6 +39,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "playlists and preference events. If exactly one user is listed use it; otherwise ask the person "
         "which user they are." + _ENVELOPE,
         handlers.list_users, read_only=True, destructive=False, idempotent=True,
+        access=Access.LIST_USERS,
     ),
     ToolSpec(
         "memory.get_profile", "Get taste profile (memory.get_profile)",
@@ -43,6 +48,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "building or expanding a playlist; apply its rules. A user without a profile gets profile {} and "
         "version 0." + _ENVELOPE,
         handlers.get_profile, read_only=True, destructive=False, idempotent=True,
+        access=Access.READ,
     ),
     ToolSpec(
         "memory.update_profile", "Update taste profile (memory.update_profile)",
@@ -52,6 +58,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "user asked. Returns the new profile and version; a patch that changes nothing keeps the version."
         + _ENVELOPE,
         handlers.update_profile, read_only=False, destructive=True, idempotent=True,
+        access=Access.WRITE,
     ),
     ToolSpec(
         "memory.append_preference_event", "Record preference or feedback (memory.append_preference_event)",
@@ -59,6 +66,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "append-only. Put the user's own words in payload.raw_text, plus structured fields (artist, genre, "
         "track_id...). Then normalize the lasting rule into the profile with memory_update_profile." + _ENVELOPE,
         handlers.append_preference_event, read_only=False, destructive=False, idempotent=False,
+        access=Access.WRITE,
     ),
     ToolSpec(
         "memory.log_playlist_create", "Log a created playlist (memory.log_playlist_create)",
@@ -68,6 +76,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "record of what the playlist contains. Pass an idempotency_key to make retries safe; logging the same "
         "playlist twice without one is CONFLICT." + _ENVELOPE,
         handlers.log_playlist_create, read_only=False, destructive=False, idempotent=True,
+        access=Access.WRITE,
     ),
     ToolSpec(
         "memory.log_playlist_mutation", "Log a playlist change (memory.log_playlist_mutation)",
@@ -79,6 +88,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "back before the last logged change. Pass client_event_id (a UUID) so a retry is applied once. "
         "result.new_snapshot_id is set when this change triggered a snapshot." + _ENVELOPE,
         handlers.log_playlist_mutation, read_only=False, destructive=False, idempotent=False,
+        access=Access.WRITE,
     ),
     ToolSpec(
         "memory.get_playlists", "List logged playlists (memory.get_playlists)",
@@ -86,6 +96,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "next_cursor (pass it back as cursor; null means no more). Use it when the user refers to 'the "
         "playlist you made last time'." + _ENVELOPE,
         handlers.get_playlists, read_only=True, destructive=False, idempotent=True,
+        access=Access.READ,
     ),
     ToolSpec(
         "memory.get_playlist", "Get a logged playlist (memory.get_playlist)",
@@ -94,6 +105,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "when the answer would pass about 400 kB; memory_export_user_data has every event). For the exact "
         "current track list call memory_reconstruct_playlist." + _ENVELOPE,
         handlers.get_playlist, read_only=True, destructive=False, idempotent=True,
+        access=Access.READ,
     ),
     ToolSpec(
         "memory.reconstruct_playlist", "Reconstruct playlist contents (memory.reconstruct_playlist)",
@@ -101,6 +113,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "the playlist back from the music service (which may answer 403): the ledger is the truth. at_time "
         "before the playlist's creation is NOT_FOUND." + _ENVELOPE,
         handlers.reconstruct_playlist, read_only=True, destructive=False, idempotent=True,
+        access=Access.READ,
     ),
     ToolSpec(
         "memory.search", "Search memory (memory.search)",
@@ -108,6 +121,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "events and profile, best first. Use it to 'find that playlist from before' by vibe or name, then "
         "confirm with memory_get_playlist." + _ENVELOPE,
         handlers.search, read_only=True, destructive=False, idempotent=True,
+        access=Access.READ,
     ),
     ToolSpec(
         "memory.export_user_data", "Export user data (memory.export_user_data)",
@@ -115,11 +129,23 @@ TOOL_SPECS: list[ToolSpec] = [
         "with all snapshots and events). Large exports come in parts: while "
         "result.data.continuation.next_cursor is not null, call again with cursor set to it." + _ENVELOPE,
         handlers.export_user_data, read_only=True, destructive=False, idempotent=True,
+        access=Access.READ,
     ),
     ToolSpec(
         "memory.delete_user_data", "Delete user data (memory.delete_user_data)",
         "Permanently delete everything stored for the user (profile, events, playlists and their history). "
         "Only when the user explicitly asks; requires confirm: true. Cannot be undone." + _ENVELOPE,
         handlers.delete_user_data, read_only=False, destructive=True, idempotent=True,
+        access=Access.DELETE,
+    ),
+    ToolSpec(
+        "ops.audit", "Audit trail (ops.audit)",
+        "Operators only: who changed what and when. Entries (newest first) name the time, collection, "
+        "operation, user_id, playlist_id, document key, tool, request_id and the principal (token id) of "
+        "every change to profiles, preference events and playlist history, and one tombstone per deleted "
+        "user. Filter by user_id, playlist_id and the time range [since, until); page with next_cursor."
+        + _ENVELOPE,
+        handlers.audit, read_only=True, destructive=False, idempotent=True,
+        access=Access.OPERATOR,
     ),
 ]

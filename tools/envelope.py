@@ -16,6 +16,9 @@ log = logging.getLogger("taste_memory.tools")
 
 # Most specific first: the first matching class decides the code.
 ERROR_CODES: list[tuple[type[Exception], str]] = [
+    (errors.NotAuthenticated, "UNAUTHORIZED"),
+    (errors.Forbidden, "FORBIDDEN"),
+    (errors.RateLimited, "RATE_LIMITED"),
     (errors.InvalidArgument, "INVALID_ARGUMENT"),
     (errors.NotFound, "NOT_FOUND"),
     (errors.Conflict, "CONFLICT"),

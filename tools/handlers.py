@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.auth import Principal
 from service.memory import MemoryService
 from service.timeutil import parse_iso
 
@@ -13,35 +14,35 @@ def _time(arguments: dict[str, Any], name: str) -> Any:
     return None if value is None else parse_iso(value)
 
 
-async def get_profile(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def get_profile(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.get_profile(a["user_id"])
 
 
-async def update_profile(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def update_profile(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.update_profile(
         a["user_id"], a["patch"], a.get("reason"), a.get("source", "assistant"), a.get("create_if_missing", True)
     )
 
 
-async def append_preference_event(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def append_preference_event(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.append_preference_event(
         a["user_id"], a["type"], a["payload"], a.get("source", "assistant"), _time(a, "timestamp")
     )
 
 
-async def log_playlist_create(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def log_playlist_create(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.log_playlist_create(a, _time(a, "created_at"))
 
 
-async def log_playlist_mutation(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def log_playlist_mutation(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.log_playlist_mutation(a, _time(a, "timestamp"))
 
 
-async def get_playlists(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def get_playlists(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.get_playlists(a["user_id"], a.get("limit", 50), a.get("cursor"))
 
 
-async def get_playlist(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     found = await service.get_playlist(a["user_id"], a["playlist_id"], a.get("include_events_limit", 50))
     head = found["head"]
     playlist = {
@@ -70,22 +71,31 @@ async def get_playlist(service: MemoryService, a: dict[str, Any]) -> dict[str, A
     }
 
 
-async def reconstruct_playlist(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def reconstruct_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.reconstruct_playlist(a["user_id"], a["playlist_id"], _time(a, "at_time"))
 
 
-async def search(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def search(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return {"results": await service.search(a["user_id"], a["query"], a.get("limit", 25))}
 
 
-async def export_user_data(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def export_user_data(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     data = await service.export_user_data(a["user_id"], a.get("cursor"))
     return {"user_id": a["user_id"], "exported_at": data["as_of"], "data": data}
 
 
-async def delete_user_data(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
+async def delete_user_data(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.delete_user_data(a["user_id"])
 
 
-async def list_users(service: MemoryService, a: dict[str, Any]) -> dict[str, Any]:
-    return {"users": await service.list_users(a.get("limit", 50))}
+async def list_users(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
+    # Any caller may bootstrap; a user token sees only its own users.
+    visible = None if caller.unrestricted or caller.role == "operator" else set(caller.user_ids)
+    return {"users": await service.list_users(a.get("limit", 50), visible)}
+
+
+async def audit(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
+    return await service.audit(
+        a.get("user_id"), a.get("playlist_id"), _time(a, "since"), _time(a, "until"), a.get("limit", 100),
+        a.get("cursor"),
+    )

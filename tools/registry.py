@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
-import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal
 
@@ -20,9 +20,13 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 
 from models.schema_files import input_schema, success_envelope_schema
+from service.audit.origin import CallOrigin, acting_as, new_request_id
+from service.auth import Principal, RateLimiter, authenticated, authorize
 from service.memory import MemoryService
+from service.metrics import ToolMetrics
 from tools.catalog import TOOL_SPECS, ToolSpec
 from tools.envelope import error_code, from_exception, success
+from tools.identity import CallerIdentity, TrustedLocal
 from tools.instructions import INSTRUCTIONS
 from tools.validation import validate_arguments
 
@@ -62,25 +66,50 @@ def _placeholder() -> None:  # pragma: no cover - never called; gives the SDK a 
     return None
 
 
-def _call(spec: ToolSpec, provide: ServiceProvider) -> Callable[[dict[str, Any], Any], Any]:
+@dataclass(frozen=True)
+class CallPolicy:
+    """What every call passes before its handler: who is calling, how often, and the record."""
+
+    identity: CallerIdentity = field(default_factory=TrustedLocal)
+    limiter: RateLimiter | None = None
+    metrics: ToolMetrics | None = None
+
+
+def _target_user(arguments: Any) -> int | None:
+    value = arguments.get("user_id") if isinstance(arguments, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _call(spec: ToolSpec, provide: ServiceProvider, policy: CallPolicy) -> Callable[[dict[str, Any], Any], Any]:
     async def call(arguments: dict[str, Any], context: Any) -> CallToolResult:
-        request_id = _request_id(context)
+        # Ours, not the JSON-RPC id: that one restarts at 1 in every session.
+        request_id = new_request_id()
         started = time.perf_counter()
+        principal: Principal | None = None
         try:
+            principal = authenticated(policy.identity.resolve(context))
+            if policy.limiter is not None and not principal.unrestricted:
+                policy.limiter.check(principal.name)
             valid = validate_arguments(spec.prd_name, arguments)
-            answer = success(await spec.handler(provide(), valid))
+            authorize(principal, spec.access, _target_user(valid))
+            with acting_as(CallOrigin(principal.name, spec.prd_name, request_id)):
+                answer = success(await spec.handler(provide(), valid, principal))
             code = None
         except Exception as exc:  # every failure becomes an envelope; none escapes as a trace
             answer = from_exception(exc, request_id)
             code = error_code(exc)
+        seconds = time.perf_counter() - started
+        if policy.metrics is not None:
+            policy.metrics.observe(spec.prd_name, seconds, code)
         log.info(
             "tool call",
             extra={
                 "tool": spec.prd_name,
-                "user_id": arguments.get("user_id") if isinstance(arguments, dict) else None,
+                "user_id": _target_user(arguments),
                 "playlist_id": arguments.get("playlist_id") if isinstance(arguments, dict) else None,
                 "request_id": request_id,
-                "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+                "principal": principal.name if principal is not None else None,
+                "latency_ms": round(seconds * 1000, 3),
                 "success": code is None,
                 "error_code": code,
             },
@@ -90,17 +119,10 @@ def _call(spec: ToolSpec, provide: ServiceProvider) -> Callable[[dict[str, Any],
     return call
 
 
-def _request_id(context: Any) -> str:
-    try:
-        return str(context.request_id)
-    except Exception:  # outside a request (direct call in process): make one up
-        return uuid.uuid4().hex
-
-
-def build_tool(spec: ToolSpec, provide: ServiceProvider, style: NameStyle) -> RawArgumentsTool:
+def build_tool(spec: ToolSpec, provide: ServiceProvider, style: NameStyle, policy: CallPolicy) -> RawArgumentsTool:
     base = Tool.from_function(_placeholder, name=wire_name(spec.prd_name, style), structured_output=False)
     return RawArgumentsTool(
-        fn=_call(spec, provide),
+        fn=_call(spec, provide, policy),
         name=base.name,
         title=spec.title,
         description=rename_in_text(spec.description, style),
@@ -119,14 +141,18 @@ def build_tool(spec: ToolSpec, provide: ServiceProvider, style: NameStyle) -> Ra
     )
 
 
-def create_mcp_server(provide: ServiceProvider, style: NameStyle = "plain") -> MCPServer:
-    """The MCP server with every tool of the PRD contract (and ``ops.list_users``) registered."""
+def create_mcp_server(
+    provide: ServiceProvider, style: NameStyle = "plain", policy: CallPolicy | None = None
+) -> MCPServer:
+    """The MCP server with every tool of the PRD contract (and ``ops.*``) registered. Without a
+    policy every call is the machine's own user (stdio, in process)."""
+    policy = policy or CallPolicy()
     return MCPServer(
         name="taste-memory",
         title="Taste Memory",
         instructions=rename_in_text(INSTRUCTIONS, style),
         version=_version(),
-        tools=[build_tool(spec, provide, style) for spec in TOOL_SPECS],
+        tools=[build_tool(spec, provide, style, policy) for spec in TOOL_SPECS],
     )
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from service.audit.origin import written_by
 from service.ledger.keys import bucket_id
 from service.ledger.state import PlaylistState
 
@@ -83,7 +84,9 @@ def first_bucket(
             "seed_context": seed_context,
             "idempotency_key": idempotency_key,
             "request_hash": digest,
+            "written_by": written_by(),
         },
+        "written_by": written_by(),
     }
 
 
@@ -112,4 +115,5 @@ def next_bucket(previous: dict[str, Any], event: dict[str, Any], state: Playlist
         # The event that produced the snapshot is kept here so every event lives in one bucket.
         "events": [event],
         "created": None,
+        "written_by": event.get("written_by") or written_by(),
     }

@@ -14,6 +14,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from service.audit.origin import written_by
 from service.errors import (
     MemoryServiceError,
     PlaylistAlreadyLogged,
@@ -222,6 +223,7 @@ class LedgerWriter:
             "recorded_ns": time.time_ns(),
             "client_event_id": client_event_id,
             "request_hash": digest,
+            "written_by": written_by(),
         }
         return event, new_state
 
@@ -246,7 +248,7 @@ class LedgerWriter:
                 {"_id": bucket["_id"], "last_seq": seq - 1},
                 {
                     "$push": {"events": event},
-                    "$set": {"last_seq": seq, "end_time": moment},
+                    "$set": {"last_seq": seq, "end_time": moment, "written_by": event["written_by"]},
                     "$inc": {"track_id_volume": volume},
                 },
             )

@@ -6,7 +6,7 @@ documents; pymongo's errors become the service's own so no driver detail reaches
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from pymongo import ReturnDocument
@@ -16,6 +16,9 @@ from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 from service.errors import InvalidArgument, StorageUnavailable
 
 MarkDirty = Callable[[str, Any], None]
+# Called after each applied write with an event shaped like a MongoDB change event, so the
+# embedded engine can derive audit entries exactly as the change-stream watcher does.
+OnChange = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 class DuplicateDocument(Exception):
@@ -29,10 +32,22 @@ def _document_id(filter_: Mapping[str, Any]) -> Any:
 
 
 class TrackedCollection:
-    def __init__(self, motor_collection: Any, mark_dirty: MarkDirty) -> None:
+    def __init__(self, motor_collection: Any, mark_dirty: MarkDirty, on_change: OnChange | None = None) -> None:
         self._collection = motor_collection
         self._mark_dirty = mark_dirty
+        self._on_change = on_change
         self.name: str = motor_collection.name
+
+    async def _changed(self, operation: str, doc_id: Any, document: Mapping[str, Any] | None = None,
+                       updated: Mapping[str, Any] | None = None) -> None:
+        if self._on_change is None:
+            return
+        change: dict[str, Any] = {"operationType": operation, "ns": {"coll": self.name}, "documentKey": {"_id": doc_id}}
+        if document is not None:
+            change["fullDocument"] = document
+        if updated is not None:
+            change["updateDescription"] = {"updatedFields": dict(updated)}
+        await self._on_change(change)
 
     async def _run(self, operation: Any) -> Any:
         try:
@@ -74,6 +89,7 @@ class TrackedCollection:
             await self._run(self._collection.insert_one(document))
         finally:
             self._mark_dirty(self.name, doc_id)
+        await self._changed("insert", doc_id, document)
 
     async def update_one(self, filter_: Mapping[str, Any], update: Mapping[str, Any], upsert: bool = False) -> int:
         """Return how many documents matched (0 means the condition did not hold)."""
@@ -82,20 +98,26 @@ class TrackedCollection:
             result = await self._run(self._collection.update_one(filter_, update, upsert=upsert))
         finally:
             self._mark_dirty(self.name, doc_id)
-        return result.matched_count + (1 if result.upserted_id is not None else 0)
+        applied = result.matched_count + (1 if result.upserted_id is not None else 0)
+        if applied:
+            await self._changed("update", doc_id, updated=update.get("$set", {}))
+        return applied
 
     async def find_one_and_update(
         self, filter_: Mapping[str, Any], update: Mapping[str, Any], upsert: bool = False
     ) -> dict | None:
         doc_id = _document_id(filter_)
         try:
-            return await self._run(
+            after = await self._run(
                 self._collection.find_one_and_update(
                     filter_, update, upsert=upsert, return_document=ReturnDocument.AFTER
                 )
             )
         finally:
             self._mark_dirty(self.name, doc_id)
+        if after is not None:
+            await self._changed("update", doc_id, updated=update.get("$set", {}))
+        return after
 
     async def replace_one(self, document: dict[str, Any], condition: Mapping[str, Any] | None = None) -> bool:
         """Insert or replace the document; with ``condition``, replace only a stored document that
@@ -109,6 +131,7 @@ class TrackedCollection:
             return False
         finally:
             self._mark_dirty(self.name, doc_id)
+        await self._changed("replace", doc_id, document)
         return True
 
     async def delete_many(self, filter_: Mapping[str, Any]) -> int:

@@ -13,6 +13,8 @@ from pymongo.errors import PyMongoError
 
 from models.documents import DOCUMENT_MODELS
 from models.validators import VALIDATORS
+from service.audit.entries import AUDITED
+from service.audit.trail import write_path_recorder
 from service.errors import StorageUnavailable
 from service.settings import Settings
 from service.storage.collection import TrackedCollection
@@ -30,6 +32,8 @@ class Database:
     history: TrackedCollection
     idempotency: TrackedCollection
     cursors: TrackedCollection
+    audit_log: TrackedCollection
+    audit_state: TrackedCollection
     _raw_database: Any = field(repr=False)
     _embedded: EmbeddedEngine | None = field(default=None, repr=False)
 
@@ -46,6 +50,12 @@ class Database:
         except PyMongoError:
             return False
         return True
+
+    @property
+    def raw(self) -> Any:
+        """The driver's database object, for what the collection wrapper does not cover
+        (the change-stream watcher's ``watch``)."""
+        return self._raw_database
 
     def user_collections(self) -> list[TrackedCollection]:
         return [self.profiles, self.preference_events, self.playlists, self.history, self.idempotency]
@@ -98,8 +108,13 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
         else:
             await _drop_redundant_unique_indexes(raw)
 
+        audit_log = TrackedCollection(raw["audit_log"], mark_dirty)
+        # Real MongoDB: the change-stream watcher writes the audit log (service/audit/watcher.py);
+        # embedded: the write path does, in the same unit of work as the change.
+        on_change = None if settings.mongodb_uri else write_path_recorder(audit_log)
+
         def tracked(name: str) -> TrackedCollection:
-            return TrackedCollection(raw[name], mark_dirty)
+            return TrackedCollection(raw[name], mark_dirty, on_change if name in AUDITED else None)
 
         yield Database(
             engine="mongodb" if settings.mongodb_uri else "embedded",
@@ -109,6 +124,8 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             history=tracked("playlist_history"),
             idempotency=tracked("idempotency"),
             cursors=tracked("listing_cursors"),
+            audit_log=audit_log,
+            audit_state=tracked("audit_state"),
             _raw_database=raw,
             _embedded=embedded,
         )

@@ -309,9 +309,11 @@ async def _session(client: Client) -> AsyncIterator[WireCaller]:
 
 
 @asynccontextmanager
-async def sse_session(server: ServerProcess) -> AsyncIterator[WireCaller]:
-    """The official MCP SSE client: GET /sse, POST /messages/."""
-    async with _session(Client(sse_client(server.sse_url), cache=None, read_timeout_seconds=CALL_TIMEOUT)) as call:
+async def sse_session(server: ServerProcess, token: str | None = None) -> AsyncIterator[WireCaller]:
+    """The official MCP SSE client: GET /sse, POST /messages/; ``token`` is sent as a bearer token."""
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else None
+    transport = sse_client(server.sse_url, headers=headers)
+    async with _session(Client(transport, cache=None, read_timeout_seconds=CALL_TIMEOUT)) as call:
         yield call
 
 

@@ -24,7 +24,7 @@ import models
 
 SCHEMA_DIR = Path(models.__file__).parent / "schemas"
 
-# The 12 tools of the contract (PRD §8 plus ops.list_users, SPEC §5), by PRD name.
+# The tools of the contract (PRD §8 plus ops.list_users, SPEC §5, and ops.audit), by PRD name.
 TOOLS = [
     "ops.list_users",
     "memory.get_profile",
@@ -38,6 +38,7 @@ TOOLS = [
     "memory.search",
     "memory.export_user_data",
     "memory.delete_user_data",
+    "ops.audit",
 ]
 
 

@@ -133,6 +133,8 @@ LATER = "2099-01-01T00:00:00Z"
 
 BASELINES: dict[str, dict[str, Any]] = {
     "ops.list_users": {"limit": 10},
+    "ops.audit": {"user_id": 1, "playlist_id": EXISTING, "since": "2020-01-01T00:00:00Z",
+                  "until": "2100-01-01T00:00:00Z", "limit": 10},
     "memory.get_profile": {"user_id": 1},
     "memory.update_profile": {
         "user_id": 1, "patch": {"genres": ["polka"]}, "reason": "because", "source": "user", "create_if_missing": True,

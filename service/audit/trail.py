@@ -1,0 +1,85 @@
+"""The audit log: entries from the embedded write path, a deleted user's tombstone, and the
+operator's query (``ops.audit``)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from datetime import datetime
+from typing import Any
+
+from service.audit.entries import TOMBSTONE, entry_from_change, tombstone
+from service.errors import InvalidArgument
+from service.storage.collection import DuplicateDocument, OnChange, TrackedCollection
+from service.timeutil import as_utc, format_iso, parse_iso
+
+ENTRY_FIELDS = ("time", "collection", "operation", "user_id", "playlist_id", "document_key", "tool",
+                "request_id", "principal", "via")
+
+
+def write_path_recorder(audit_log: TrackedCollection) -> OnChange:
+    """The embedded engine's stand-in for the change-stream watcher: the entry is written in the
+    same unit of work as the change, so the journal commits both or neither."""
+
+    async def record(change: dict[str, Any]) -> None:
+        entry = entry_from_change(change, via="write_path")
+        if entry is None:
+            return
+        try:
+            await audit_log.insert_one(entry)
+        except DuplicateDocument:  # the same request wrote the same document twice: one entry
+            pass
+
+    return record
+
+
+async def replace_with_tombstone(audit_log: TrackedCollection, user_id: int) -> None:
+    """After a user's data is deleted, their trail is one entry saying so, by whom and when."""
+    await audit_log.delete_many({"user_id": user_id, "operation": {"$ne": TOMBSTONE}})
+    await audit_log.insert_one(tombstone(user_id))
+
+
+def _encode_cursor(entry: dict[str, Any]) -> str:
+    raw = json.dumps([format_iso(entry["time"]), entry["_id"]]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str) -> tuple[datetime, str]:
+    try:
+        moment, entry_id = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+        return parse_iso(moment), str(entry_id)
+    except (ValueError, TypeError, binascii.Error):
+        raise InvalidArgument("cursor is not one this tool issued", {"field": "cursor"}) from None
+
+
+async def list_entries(
+    audit_log: TrackedCollection,
+    user_id: int | None,
+    playlist_id: str | None,
+    since: datetime | None,
+    until: datetime | None,
+    limit: int,
+    cursor: str | None,
+) -> dict[str, Any]:
+    """Newest first; the cursor continues strictly after the last entry shown (time, then id),
+    so entries written between pages neither shift nor repeat the pages already read."""
+    conditions: list[dict[str, Any]] = []
+    if user_id is not None:
+        conditions.append({"user_id": user_id})
+    if playlist_id is not None:
+        conditions.append({"playlist_id": playlist_id})
+    if since is not None:
+        conditions.append({"time": {"$gte": since}})
+    if until is not None:
+        conditions.append({"time": {"$lt": until}})
+    if cursor is not None:
+        moment, last_id = _decode_cursor(cursor)
+        conditions.append({"$or": [{"time": {"$lt": moment}}, {"time": moment, "_id": {"$lt": last_id}}]})
+    query = {"$and": conditions} if conditions else {}
+    found = await audit_log.find(query, sort=[("time", -1), ("_id", -1)], limit=limit + 1)
+    page = found[:limit]
+    entries = [{"entry_id": e["_id"], **{k: e.get(k) for k in ENTRY_FIELDS}} for e in page]
+    for entry in entries:
+        entry["time"] = as_utc(entry["time"])
+    return {"entries": entries, "next_cursor": _encode_cursor(page[-1]) if len(found) > limit else None}

@@ -1,0 +1,34 @@
+"""Prometheus metrics of tool calls: a latency histogram per tool and an error counter per tool
+and code. Labels name tools and codes only, never a user: ``/metrics`` is served without auth."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+# Tool calls take from well under a millisecond (in process) to seconds (a large export).
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+
+class ToolMetrics:
+    """One registry per app, so several servers in one process (the tests) do not collide."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.latency = Histogram(
+            "taste_memory_tool_call_seconds", "Tool call latency, validation to envelope.", ["tool"],
+            buckets=LATENCY_BUCKETS, registry=self.registry,
+        )
+        self.errors = Counter(
+            "taste_memory_tool_errors", "Tool calls answered with an error envelope.", ["tool", "code"],
+            registry=self.registry,
+        )
+
+    def observe(self, tool: str, seconds: float, error_code: str | None) -> None:
+        self.latency.labels(tool=tool).observe(seconds)
+        if error_code is not None:
+            self.errors.labels(tool=tool, code=error_code).inc()
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

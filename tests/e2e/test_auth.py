@@ -1,0 +1,188 @@
+"""Authentication and per-user authorization, over SSE with the official MCP client against a
+real ``serve`` process whose tokens were made with ``memory-service token create``."""
+
+from __future__ import annotations
+
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.settings import Settings
+from tests.e2e.server_process import WireCaller, free_port, run_cli, running_server, sse_session
+from tests.e2e.tokens import create_token, revoke_token, token_env
+from tests.support import playlist, track
+
+pytestmark = pytest.mark.slow
+
+ALICE, BOB, NOBODY = 1, 2, 999  # NOBODY never has data: a refusal must not differ from BOB's
+SHARED = playlist(1)  # logged by both ALICE and BOB
+
+
+def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
+    """One valid call of every tool that names a user, for ``user_id``."""
+    return {
+        "memory_get_profile": {"user_id": user_id},
+        "memory_update_profile": {"user_id": user_id, "patch": {"genres": ["polka"]}},
+        "memory_append_preference_event": {"user_id": user_id, "type": "like", "payload": {"raw_text": "polka"}},
+        "memory_log_playlist_create": {"user_id": user_id, "playlist_id": playlist(50), "name": "New",
+                                       "track_ids": [track(1)]},
+        "memory_log_playlist_mutation": {"user_id": user_id, "playlist_id": SHARED, "type": "ADD_TRACKS",
+                                         "payload": {"track_ids": [track(7)]}},
+        "memory_get_playlists": {"user_id": user_id},
+        "memory_get_playlist": {"user_id": user_id, "playlist_id": SHARED},
+        "memory_reconstruct_playlist": {"user_id": user_id, "playlist_id": SHARED},
+        "memory_search": {"user_id": user_id, "query": "polka"},
+        "memory_export_user_data": {"user_id": user_id},
+        "memory_delete_user_data": {"user_id": user_id, "confirm": True},
+        "ops_audit": {"user_id": user_id},
+    }
+
+
+ALL_TOOLS = {*calls_for(ALICE), "ops_list_users"}
+
+
+def _without_moment(export: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in export.items() if k != "as_of"}
+
+
+async def _seed(call: WireCaller, user_id: int) -> None:
+    await call.ok("memory_update_profile", {"user_id": user_id, "patch": {"likes": [f"user {user_id}"]}})
+    await call.ok("memory_log_playlist_create", {"user_id": user_id, "playlist_id": SHARED, "name": "Mine",
+                                                 "track_ids": [track(1), track(2)]})
+
+
+@pytest.fixture
+def token_file(tmp_path: Path) -> Path:
+    return tmp_path / "secrets" / "tokens.json"
+
+
+async def test_calls_without_a_valid_token_are_unauthorized(settings: Settings, tmp_path: Path,
+                                                            token_file: Path) -> None:
+    alice, _ = create_token(token_file, ALICE, label="alice's assistant")
+    forged = alice[:-4] + ("AAAA" if not alice.endswith("AAAA") else "BBBB")  # right id, wrong secret
+    with running_server(settings, tmp_path, extra_env=token_env(token_file)) as server:
+        for token in (None, "not-a-token", "tm_000000000000_" + "x" * 43, forged):
+            async with sse_session(server, token) as call:
+                for tool in sorted(ALL_TOOLS):
+                    arguments = calls_for(ALICE).get(tool, {})
+                    error = await call.error(tool, arguments, "UNAUTHORIZED")
+                    assert "bearer token" in error["message"]
+                # An invalid call is still answered UNAUTHORIZED first: nothing about the arguments leaks.
+                await call.error("memory_get_profile", {"user_id": "x", "extra": 1}, "UNAUTHORIZED")
+        async with sse_session(server, alice) as call:
+            assert (await call.ok("memory_get_profile", {"user_id": ALICE}))["version"] == 0
+
+
+async def test_a_revoked_token_stops_working_at_its_next_call(settings: Settings, tmp_path: Path,
+                                                              token_file: Path) -> None:
+    alice, alice_id = create_token(token_file, ALICE)
+    other, _ = create_token(token_file, ALICE)
+    with running_server(settings, tmp_path, extra_env=token_env(token_file)) as server:
+        async with sse_session(server, alice) as call:
+            await call.ok("memory_update_profile", {"user_id": ALICE, "patch": {"a": 1}})
+            revoke_token(token_file, alice_id)
+            # Same open session: the token is checked on every message, not once per connection.
+            await call.error("memory_get_profile", {"user_id": ALICE}, "UNAUTHORIZED")
+            await call.error("memory_update_profile", {"user_id": ALICE, "patch": {"a": 2}}, "UNAUTHORIZED")
+        async with sse_session(server, alice) as call:
+            await call.error("memory_get_profile", {"user_id": ALICE}, "UNAUTHORIZED")
+        async with sse_session(server, other) as call:
+            profile = await call.ok("memory_get_profile", {"user_id": ALICE})
+    assert profile["profile"] == {"a": 1}, "the refused write after revocation must not have been applied"
+    listed = run_cli(["token", "list", "--json"], cwd=tmp_path, env=token_env(token_file))
+    assert alice_id in listed.stdout and "token_hash" not in listed.stdout and alice not in listed.stdout
+
+
+async def test_a_user_token_is_forbidden_for_every_other_user_on_every_tool(
+    settings: Settings, tmp_path: Path, token_file: Path
+) -> None:
+    alice, _ = create_token(token_file, ALICE)
+    bob, _ = create_token(token_file, BOB)
+    with running_server(settings, tmp_path, extra_env=token_env(token_file)) as server:
+        async with sse_session(server, bob) as call:
+            await _seed(call, BOB)
+            bob_before = _without_moment(await call.export(BOB))
+        async with sse_session(server, alice) as call:
+            await _seed(call, ALICE)
+            for tool, arguments in calls_for(BOB).items():
+                refused = await call.error(tool, arguments, "FORBIDDEN")
+                # The same answer for a user with data (BOB) and one without (NOBODY).
+                assert refused == await call.error(tool, calls_for(NOBODY)[tool], "FORBIDDEN"), tool
+            # The bootstrap call works for a user token, showing only its own user.
+            users = await call.ok("ops_list_users", {})
+            assert [u["user_id"] for u in users["users"]] == [ALICE]
+        async with sse_session(server, bob) as call:
+            assert _without_moment(await call.export(BOB)) == bob_before, "a refused call changed another user's data"
+
+
+async def test_an_operator_token_reads_every_user_deletes_and_audits(
+    settings: Settings, tmp_path: Path, token_file: Path
+) -> None:
+    alice, alice_id = create_token(token_file, ALICE)
+    bob, _ = create_token(token_file, BOB)
+    operator, operator_id = create_token(token_file, role="operator", label="on-call")
+    with running_server(settings, tmp_path, extra_env=token_env(token_file)) as server:
+        for token, user_id in ((alice, ALICE), (bob, BOB)):
+            async with sse_session(server, token) as call:
+                await _seed(call, user_id)
+        async with sse_session(server, operator) as call:
+            users = await call.ok("ops_list_users", {})
+            assert [u["user_id"] for u in users["users"]] == [ALICE, BOB]
+            for user_id in (ALICE, BOB):
+                profile = await call.ok("memory_get_profile", {"user_id": user_id})
+                assert profile["profile"] == {"likes": [f"user {user_id}"]}
+                rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": user_id, "playlist_id": SHARED})
+                assert rebuilt["track_ids"] == [track(1), track(2)]
+                await call.ok("memory_search", {"user_id": user_id, "query": "mine"})
+                await call.ok("memory_get_playlist", {"user_id": user_id, "playlist_id": SHARED})
+            # Reading is not impersonating: an operator does not write into a user's memory.
+            await call.error("memory_update_profile", {"user_id": ALICE, "patch": {"x": 1}}, "FORBIDDEN")
+            trail = await call.ok("ops_audit", {"user_id": ALICE})
+            assert {e["principal"] for e in trail["entries"]} == {alice_id}
+            deleted = await call.ok("memory_delete_user_data", {"user_id": BOB, "confirm": True})
+            assert deleted["deleted"] is True
+            tombstones = (await call.ok("ops_audit", {"user_id": BOB}))["entries"]
+            assert [(e["operation"], e["principal"], e["playlist_id"]) for e in tombstones] == [
+                ("delete_user_data", operator_id, None)]
+        async with sse_session(server, alice) as call:
+            await call.error("ops_audit", {}, "FORBIDDEN")
+
+
+async def test_calls_beyond_the_rate_limit_are_told_when_to_retry(
+    settings: Settings, tmp_path: Path, token_file: Path
+) -> None:
+    alice, _ = create_token(token_file, ALICE)
+    also_alice, _ = create_token(token_file, ALICE)
+    limits = {"MEMORY_RATE_LIMIT_PER_MINUTE": "6", "MEMORY_RATE_LIMIT_BURST": "3"}
+    with running_server(settings, tmp_path, extra_env={**token_env(token_file), **limits}) as server:
+        async with sse_session(server, alice) as call:
+            for _ in range(3):
+                await call.ok("memory_get_profile", {"user_id": ALICE})
+            error = await call.error("memory_get_profile", {"user_id": ALICE}, "RATE_LIMITED")
+            # 6 per minute: the next call is allowed within about 10 s.
+            assert 0 < error["details"]["retry_after_s"] <= 10
+        async with sse_session(server, also_alice) as call:  # the budget is per token
+            await call.ok("memory_get_profile", {"user_id": ALICE})
+
+
+def test_a_non_loopback_server_without_tokens_refuses_to_start(tmp_path: Path) -> None:
+    host = _non_loopback_address()
+    done = run_cli(["serve", "--host", host, "--port", str(free_port()), "--data-dir", str(tmp_path / "data")],
+                   cwd=tmp_path, timeout=60)
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    message = " ".join(done.stderr.split())
+    assert f"refusing to listen on {host} without authentication" in message
+    assert "memory-service token create" in message
+
+
+def _non_loopback_address() -> str:
+    # Never bound: the command must refuse before it listens. 0.0.0.0 is the container case.
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: no packet is sent for a UDP connect
+            address = probe.getsockname()[0]
+    except OSError:
+        return "0.0.0.0"
+    return "0.0.0.0" if address.startswith("127.") else address
