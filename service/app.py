@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
+from service.audit.watcher import watching_audit
 from service.auth import RateLimiter, TokenStore
 from service.memory import MemoryService
 from service.metrics import CONTENT_TYPE, ToolMetrics
@@ -94,7 +95,9 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        async with running_service(settings, holder), contextlib.AsyncExitStack() as stack:
+        async with running_service(settings, holder) as service, contextlib.AsyncExitStack() as stack:
+            # Real MongoDB: the change-stream watcher writes the audit log (idle on embedded).
+            await stack.enter_async_context(watching_audit(service.database))
             if settings.transport == "streamable-http":
                 await stack.enter_async_context(mcp.session_manager.run())
             if tokens.configured():

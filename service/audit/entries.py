@@ -19,14 +19,19 @@ from service.timeutil import utc_now
 AUDITED = ("profiles", "preference_events", "playlist_history")
 AUDITED_OPERATIONS = ("insert", "update", "replace")
 TOMBSTONE = "delete_user_data"
-# A change made around the service (an operator's mongosh edit) has no stamp; it is still listed.
-UNSTAMPED = {"principal": "direct-database-write", "tool": None, "request_id": None}
+# A change made around the service (an operator's mongosh edit) has no stamp; it is still listed,
+# with principal, tool and request id null: "not written through the service".
+UNSTAMPED = {"principal": None, "tool": None, "request_id": None}
+NO_REQUEST = "-"  # the origin of work done outside any call (start-up recovery)
 
 
 def entry_id(collection: str, document_key: Any, request_id: str | None, change_id: Any = None) -> str:
     """Deterministic, so the same change seen twice (a replay after a restart, or the backfill
     overlapping the stream) is stored once."""
-    basis = f"{collection}\x00{document_key!r}\x00{request_id}" if request_id else f"change\x00{change_id!r}"
+    if request_id and request_id != NO_REQUEST:
+        basis = f"{collection}\x00{document_key!r}\x00{request_id}"
+    else:
+        basis = f"change\x00{change_id!r}"
     return hashlib.sha256(basis.encode()).hexdigest()[:32]
 
 
@@ -57,7 +62,7 @@ def entry_from_change(change: dict[str, Any], via: str, now: datetime | None = N
     key = (change.get("documentKey") or {}).get("_id")
     document = change.get("fullDocument") or {}
     updated = (change.get("updateDescription") or {}).get("updatedFields") or {}
-    stamp = document.get("written_by") or updated.get("written_by") or UNSTAMPED
+    stamp = document.get("written_by") or updated.get("written_by") or _dotted_stamp(updated) or UNSTAMPED
     user_id, playlist_id = _subject(collection, key, document)
     moment = change.get("wallTime") or now or utc_now()
     return {
@@ -73,6 +78,12 @@ def entry_from_change(change: dict[str, Any], via: str, now: datetime | None = N
         "principal": stamp.get("principal"),
         "via": via,
     }
+
+
+def _dotted_stamp(updated: dict[str, Any]) -> dict[str, Any] | None:
+    """A server may report a changed subdocument field by field (``written_by.request_id``)."""
+    parts = {k.split(".", 1)[1]: v for k, v in updated.items() if k.startswith("written_by.")}
+    return parts or None
 
 
 def tombstone(user_id: int) -> dict[str, Any]:

@@ -6,6 +6,7 @@ documents; pymongo's errors become the service's own so no driver detail reaches
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -42,7 +43,9 @@ class TrackedCollection:
                        updated: Mapping[str, Any] | None = None) -> None:
         if self._on_change is None:
             return
-        change: dict[str, Any] = {"operationType": operation, "ns": {"coll": self.name}, "documentKey": {"_id": doc_id}}
+        # Like a real change event, each has its own id (an unstamped change is keyed by it).
+        change: dict[str, Any] = {"_id": {"_data": uuid.uuid4().hex}, "operationType": operation,
+                                  "ns": {"coll": self.name}, "documentKey": {"_id": doc_id}}
         if document is not None:
             change["fullDocument"] = document
         if updated is not None:
