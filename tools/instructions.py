@@ -20,4 +20,7 @@ Memory is the system of record: never rely on reading a playlist back from the m
 7. "Find that playlist from before": memory_search with the user's words, then memory_get_playlist;
    use its tracks as the seed set for a v2.
 Every answer is {success, result} or {success: false, error: {code, message, details}}.
+UNAUTHORIZED: the server needs a valid bearer token; tell the user, do not retry. FORBIDDEN: your
+token does not cover that user_id; use the users ops_list_users shows. RATE_LIMITED: wait
+error.details.retry_after_s seconds, then retry the same call.
 """
