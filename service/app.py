@@ -18,6 +18,7 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.audit.watcher import watching_audit
 from service.auth import RateLimiter, TokenStore
@@ -75,6 +76,29 @@ def transport_security(settings: Settings) -> TransportSecuritySettings:
     )
 
 
+class QuietRefusals:
+    """The SDK's SSE endpoint answers a refused Host/Origin (421/403) and then raises, which the
+    server would log as a crash with a trace for every probe; once the refusal is sent, that
+    exception is the expected outcome, logged as one warning by the SDK already."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        answered = False
+
+        async def tracking(message: Message) -> None:
+            nonlocal answered
+            answered = answered or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking)
+        except ValueError as exc:
+            if not (answered and str(exc) == "Request validation failed"):
+                raise
+
+
 def call_policy(settings: Settings, tokens: TokenStore, metrics: ToolMetrics) -> CallPolicy:
     limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
     return CallPolicy(identity=BearerTokens(tokens), limiter=limiter, metrics=metrics)
@@ -128,7 +152,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),
-            Mount("/", app=inner),
+            Mount("/", app=QuietRefusals(inner)),
         ],
         # The SDK's bearer backend verifies the token of every HTTP request (each SSE POST too)
         # and leaves the verdict on the request; the tools answer UNAUTHORIZED / FORBIDDEN.

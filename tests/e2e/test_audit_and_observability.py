@@ -174,6 +174,9 @@ async def test_transport_refuses_foreign_hosts_origins_and_oversized_bodies(sett
         # Legitimate loopback clients still work after all that.
         async with sse_session(server) as call:
             await call.ok("memory_get_profile", {"user_id": ALICE})
+        log = server.stderr_text()
+    # Each refusal is one warning, not a crash report with a trace (a probe must not flood the log).
+    assert "Invalid Host header" in log and "Exception in ASGI application" not in log
     assert (rebound.status_code, posted.status_code) == (421, 421)
     assert cross_site.status_code == 403
     assert huge.status_code == 413
