@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from service.audit.entries import TOMBSTONE, entry_id
+from service.audit.entries import TOMBSTONE, make_entry
 from service.storage import Database, DuplicateDocument, TrackedCollection
 from service.timeutil import as_utc
 
@@ -38,23 +38,10 @@ def _from_ns(value: int) -> datetime:
 
 def _entry(collection: str, operation: str, key: Any, user_id: int, playlist_id: str | None,
            stamp: dict[str, Any] | None, moment: datetime, record: str) -> dict[str, Any]:
-    stamp = stamp or {}
-    request_id = stamp.get("request_id")
-    return {
-        # Unstamped records (written before auth existed) have no request: the record's own
-        # identity keeps their entry unique and a repeated backfill idempotent.
-        "_id": entry_id(collection, key, request_id, f"backfill\x00{collection}\x00{key!r}\x00{record}"),
-        "time": as_utc(moment),
-        "collection": collection,
-        "operation": operation,
-        "user_id": user_id,
-        "playlist_id": playlist_id,
-        "document_key": str(key),
-        "tool": stamp.get("tool"),
-        "request_id": request_id,
-        "principal": stamp.get("principal"),
-        "via": "backfill",
-    }
+    # Unstamped records (written before auth existed) have no request: the record's own
+    # identity keeps their entry unique and a repeated backfill idempotent.
+    return make_entry(collection, operation, key, user_id, playlist_id, stamp or {}, as_utc(moment), "backfill",
+                      f"backfill\x00{collection}\x00{key!r}\x00{record}")
 
 
 async def _pages(collection: TrackedCollection, query: dict[str, Any], fields: dict[str, int]) -> AsyncIterator[dict]:

@@ -65,8 +65,15 @@ def entry_from_change(change: dict[str, Any], via: str, now: datetime | None = N
     stamp = document.get("written_by") or updated.get("written_by") or _dotted_stamp(updated) or UNSTAMPED
     user_id, playlist_id = _subject(collection, key, document)
     moment = change.get("wallTime") or now or utc_now()
+    change_id = (change.get("_id") or {}).get("_data")
+    return make_entry(collection, operation, key, user_id, playlist_id, stamp, moment, via, change_id)
+
+
+def make_entry(collection: str, operation: str, key: Any, user_id: int | None, playlist_id: str | None,
+               stamp: dict[str, Any], moment: datetime, via: str, change_id: Any) -> dict[str, Any]:
+    """One audit entry; ``change_id`` keys it when the stamp names no request."""
     return {
-        "_id": entry_id(collection, key, stamp.get("request_id"), (change.get("_id") or {}).get("_data")),
+        "_id": entry_id(collection, key, stamp.get("request_id"), change_id),
         "time": moment,
         "collection": collection,
         "operation": operation,
