@@ -9,7 +9,8 @@
 //
 // Reads the history buckets of `playlist_history` (each opens with a snapshot and holds the events
 // that follow it) and prints every snapshot and event in sequence order: seq, time, type and a
-// short summary of the payload. A periodic snapshot at seq s is the state after event s, so it is
+// short summary of the payload, and who wrote it (the principal of its written_by stamp: a token
+// id, "open" or "local"). A periodic snapshot at seq s is the state after event s, so it is
 // printed right after that event. Ends with the current track count from `playlists` and says so
 // if that projection is behind the history (the service rolls it forward on the next access).
 // Read-only.
@@ -100,7 +101,8 @@ function tasteMemoryPlaylistHistory() {
         lastSeq = e.seq;
         events += 1;
         const key = e.client_event_id ? "  [client_event_id " + e.client_event_id + "]" : "";
-        row(e.seq, when(e.timestamp), e.type, summarize(e.type, e.payload) + key);
+        const by = e.written_by && e.written_by.principal ? "  [by " + e.written_by.principal + "]" : "";
+        row(e.seq, when(e.timestamp), e.type, summarize(e.type, e.payload) + key + by);
       } else {
         const s = item.snapshot;
         if (lastSeq === null) lastSeq = s.seq;

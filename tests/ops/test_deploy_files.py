@@ -1,24 +1,21 @@
-"""The deployment and operator files: docker-compose.yml, Dockerfile, scripts/seed.py, scripts/mongosh/.
+"""The deployment files: docker-compose.yml, Dockerfile, scripts/seed.py.
 
 No Docker engine or mongod runs here, so the compose file and the Dockerfile are checked by
-parsing them for the properties that make the deployment work; the seed script is run for real;
-the mongosh scripts are syntax-checked with node and run against a small in-memory stand-in for
-mongosh's ``db`` holding documents the service itself wrote.
+parsing them for the properties that make the deployment work; the commands they document (the
+seed, creating tokens, the refusal to serve 0.0.0.0 without one) are run for real on this checkout.
+The mongosh scripts of scripts/mongosh/ are tested in test_mongosh_scripts.py and test_audit_tail.py.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import tomllib
-from datetime import UTC, datetime, timedelta
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -26,19 +23,14 @@ import pytest
 import typer
 import yaml
 
+from service.auth import TokenStore
 from service.cli import app as cli_app
-from service.settings import Settings
-from tests.support import connected, playlist, track
+from tests.ops.mongosh_support import NODE, node_check
 
 REPO = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = REPO / "docker-compose.yml"
 DOCKERFILE = REPO / "Dockerfile"
 SEED_SCRIPT = REPO / "scripts" / "seed.py"
-MONGOSH_DIR = REPO / "scripts" / "mongosh"
-MONGOSH_SCRIPTS = ["user_summary.js", "playlist_history.js"]
-NODE = shutil.which("node")
-JS_STRING = re.compile(r""""(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'""")
-COLLECTIONS = {"profiles", "preference_events", "playlists", "playlist_history", "idempotency"}
 
 
 # --------------------------------------------------------------------------------------------
@@ -140,7 +132,7 @@ def test_mongo_healthcheck_initiates_the_replica_set_the_service_connects_to() -
     for key in ("interval", "retries", "start_period", "timeout"):
         assert key in mongo["healthcheck"], f"mongo healthcheck needs {key}"
     if NODE:
-        _node_check(script, "healthcheck.js")
+        node_check(script, "healthcheck.js")
 
 
 def test_memory_service_waits_for_a_healthy_replica_set_and_uses_it() -> None:
@@ -173,9 +165,102 @@ def test_seed_service_is_a_one_shot_tool_against_the_same_database() -> None:
     assert "profiles" not in memory, "the service itself must start with a plain `docker compose up`"
     assert _argv(seed.get("entrypoint")) + _argv(seed.get("command")) == ["memory-service", "seed", "--user-id", "1"]
     assert _environment(seed)["MEMORY_MONGODB_URI"] == _environment(memory)["MEMORY_MONGODB_URI"]
+    assert _environment(seed)["MEMORY_TOKEN_FILE"] == _environment(memory)["MEMORY_TOKEN_FILE"]
     assert _depends_condition(seed, "mongo") == "service_healthy"
     assert seed.get("image") or seed.get("build"), "seed needs the service image"
     assert str(seed.get("restart", "no")) in ("no", "False", "false")
+
+
+def _mounts(service: dict[str, Any]) -> list[tuple[str, str, bool]]:
+    """(source, target, read only) of each volume, short or long syntax; source "" if anonymous."""
+    out: list[tuple[str, str, bool]] = []
+    for entry in service.get("volumes") or []:
+        if isinstance(entry, dict):
+            out.append((str(entry.get("source") or ""), str(entry["target"]), bool(entry.get("read_only"))))
+            continue
+        parts = _interpolate(str(entry)).split(":")
+        if len(parts) == 1:
+            out.append(("", parts[0], False))
+        else:
+            out.append((parts[0], parts[1], len(parts) > 2 and "ro" in parts[2].split(",")))
+    return out
+
+
+def _token_file(service: dict[str, Any]) -> PurePosixPath:
+    value = _environment(service).get("MEMORY_TOKEN_FILE")
+    assert value, "the service binds 0.0.0.0 and needs MEMORY_TOKEN_FILE"
+    path = PurePosixPath(value)
+    assert path.is_absolute(), path
+    return path
+
+
+@pytest.mark.parametrize("name", ["memory", "seed"])
+def test_token_file_is_on_a_declared_writable_volume(name: str) -> None:
+    compose = _compose()
+    service = compose["services"][name]
+    token_file = _token_file(service)
+    assert token_file == _token_file(compose["services"]["memory"]), "every service must use the same tokens"
+    holding = [(source, PurePosixPath(target), ro) for source, target, ro in _mounts(service)
+               if PurePosixPath(target) in token_file.parents]
+    assert holding, f"{name}: {token_file} is on no mounted volume, so its tokens die with the container"
+    source, target, read_only = max(holding, key=lambda m: len(m[1].parts))  # the innermost mount wins
+    assert source and not source.startswith((".", "/", "~")), f"{name}: {source!r} must be a named volume"
+    assert source in (compose.get("volumes") or {}), f"volume {source} must be declared at the top level"
+    assert not read_only, "`token create` writes the token file (and its lock file) there"
+    assert target == token_file.parent, "the volume holds the token file's own directory (what the image creates)"
+    for other, mongo_target, _ in _mounts(compose["services"]["mongo"]):
+        assert other != source, f"MongoDB must not mount the secrets volume (at {mongo_target})"
+
+
+def _compose_commands() -> list[list[str]]:
+    """The docker compose command lines of the comment block the compose file opens with."""
+    commands = []
+    for line in COMPOSE_FILE.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        if line[1:].strip().startswith("docker compose "):
+            commands.append(shlex.split(line[1:], comments=True))
+    return commands
+
+
+def _clean_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def _memory_service(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=REPO, env={**_clean_env(), **env},
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.slow
+def test_compose_documents_creating_tokens_before_up_and_the_commands_work(tmp_path: Path) -> None:
+    compose = _compose()
+    commands = _compose_commands()
+    creates = [i for i, argv in enumerate(commands) if argv[2:3] == ["run"] and "token" in argv]
+    up = next(i for i, argv in enumerate(commands) if argv[2:3] == ["up"])
+    assert creates and max(creates) < up, "the token step must come before `docker compose up`"
+    # `docker compose run --rm memory ARGS` runs the image's ENTRYPOINT (memory-service) with ARGS.
+    assert "entrypoint" not in compose["services"]["memory"]
+    assert _exec_form(_only(_dockerfile(), "ENTRYPOINT")) == ["memory-service"]
+    token_file = _token_file(compose["services"]["memory"])
+    env = {"MEMORY_TOKEN_FILE": str(tmp_path / token_file.relative_to("/")), "MEMORY_DATA_DIR": str(tmp_path / "data")}
+    refused = _memory_service("serve", "--host", "0.0.0.0", "--port", "8765", env=env)
+    assert refused.returncode == 2 and "refusing to listen on 0.0.0.0" in " ".join(refused.stderr.split())
+    roles = []
+    for i in creates:
+        argv = commands[i]
+        assert argv[:4] == ["docker", "compose", "run", "--rm"] and argv[4] == "memory", argv
+        assert argv[5:7] == ["token", "create"], argv
+        done = _memory_service(*argv[5:], env=env)
+        assert done.returncode == 0, done.stderr
+        assert re.fullmatch(r"tm_[0-9a-f]+_\S+\n", done.stdout), "the token, once, alone on stdout"
+        roles.append(argv[argv.index("--role") + 1] if "--role" in argv else "user")
+    assert roles[0] == "operator" and "user" in roles, roles
+    records = TokenStore(Path(env["MEMORY_TOKEN_FILE"])).listing()
+    assert sorted(r["role"] for r in records) == sorted(roles)
+    assert any(r["role"] == "user" and r["user_ids"] for r in records), "a user token acts for its users"
 
 
 # --------------------------------------------------------------------------------------------
@@ -260,14 +345,50 @@ def test_dockerfile_healthcheck_probes_healthz_with_python() -> None:
     assert re.search(r"http://(127\.0\.0\.1|localhost):8765/healthz", code), code
 
 
+def _dockerfile_env(instructions: list[tuple[str, str]]) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for kw, args in instructions:
+        if kw == "ENV":
+            parts = shlex.split(args)
+            if len(parts) == 2 and "=" not in parts[0]:  # the legacy `ENV KEY value` form
+                env[parts[0]] = parts[1]
+            else:
+                env.update(part.split("=", 1) for part in parts)
+    return env
+
+
+def _run_commands(instructions: list[tuple[str, str]]) -> list[list[str]]:
+    return [shlex.split(command) for kw, args in instructions if kw == "RUN"
+            for command in re.split(r"&&|;|\|\|", args) if command.strip()]
+
+
+def test_dockerfile_creates_the_secrets_directory_owned_by_the_service_user() -> None:
+    instructions = _dockerfile()
+    user = _only(instructions, "USER").split(":")[0]
+    secrets = _token_file(_compose()["services"]["memory"]).parent
+    commands = _run_commands(instructions)
+    assert any(argv[0] == "useradd" and argv[-1] == user for argv in commands), f"no useradd of {user}"
+    made = [i for i, argv in enumerate(commands) if argv[0] == "mkdir" and str(secrets) in argv[1:]]
+    assert made, f"the image must create {secrets}: a new volume takes the owner and mode of the image's directory"
+
+    def covers(argv: list[str]) -> bool:
+        flags = [a for a in argv[1:] if a.startswith("-")]
+        paths = [PurePosixPath(a) for a in argv[2 + len(flags):]]
+        return any(p == secrets or ("-R" in flags and p in secrets.parents) for p in paths)
+
+    owned = [i for i, argv in enumerate(commands) if argv[0] == "chown" and covers(argv)
+             and [a for a in argv[1:] if not a.startswith("-")][0].split(":")[0] == user]
+    assert owned and max(owned) > min(made), f"{secrets} must be owned by {user}, the user the service runs as"
+    modes = [argv[-2] for argv in commands if argv[0] == "chmod" and argv[-1] == str(secrets)]
+    assert modes and int(modes[-1], 8) & 0o777 == 0o700, f"{secrets} must be private to {user}: {modes}"
+    env = _dockerfile_env(instructions)
+    token_file = str(_token_file(_compose()["services"]["memory"]))
+    assert env.get("MEMORY_TOKEN_FILE", token_file) == token_file, "the image's default must agree with compose"
+    assert PurePosixPath(env["MEMORY_DATA_DIR"]) not in (secrets, *secrets.parents), "tokens apart from the data"
+
+
 # --------------------------------------------------------------------------------------------
 # scripts/seed.py
-
-
-def _clean_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    env.pop("PYTHONPATH", None)
-    return env
 
 
 def _run_seed(data_dir: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -305,271 +426,3 @@ def test_seed_script_runs_the_cli_code_of_this_checkout(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, str(SEED_SCRIPT), "--user-id", "0", "--data-dir", str(tmp_path)],
                          cwd=tmp_path, env=_clean_env(), capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "--user-id" in bad.stderr
-
-
-# --------------------------------------------------------------------------------------------
-# scripts/mongosh/
-
-
-def _node_check(source: str, name: str, tmp: Path | None = None) -> None:
-    assert NODE
-    folder = tmp or Path(os.environ.get("TMPDIR", "/tmp"))
-    path = folder / f"tm-check-{os.getpid()}-{name}"
-    path.write_text(source)
-    try:
-        done = subprocess.run([NODE, "--check", str(path)], capture_output=True, text=True, timeout=60)
-    finally:
-        path.unlink()
-    assert done.returncode == 0, f"{name} is not valid JavaScript:\n{done.stderr}"
-
-
-@pytest.mark.parametrize("script", MONGOSH_SCRIPTS)
-def test_mongosh_script_is_valid_and_documents_its_command_line(script: str, tmp_path: Path) -> None:
-    source = (MONGOSH_DIR / script).read_text()
-    header = [line for line in source.splitlines()[:15] if line.startswith("//")]
-    command = next((line for line in header if "mongosh " in line and f"scripts/mongosh/{script}" in line), None)
-    assert command, f"{script} must open with the mongosh command line that runs it"
-    assert "--eval 'const userId = " in command and "taste_memory" in command
-    code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith("//"))
-    referenced = set(re.findall(r"getCollection\(\"(\w+)\"\)", code))
-    code = JS_STRING.sub('""', code)  # so the usage text does not count as a declaration
-    assert referenced and referenced <= COLLECTIONS, referenced
-    for variable in ("userId",) + (("playlistId",) if script == "playlist_history.js" else ()):
-        assert f'typeof {variable} === "undefined"' in source
-        # The variable comes from --eval: redeclaring it in the script would be an error in mongosh.
-        assert not re.search(rf"\b(const|let|var)\s+{variable}\b", code)
-    if NODE:
-        _node_check(source, script, tmp_path)
-        # As mongosh sees it: the --eval declarations first, then the file.
-        _node_check('const userId = 1, playlistId = "37i9dQZF1DX";\n' + source, "evaluated-" + script, tmp_path)
-
-
-def test_mongosh_scripts_read_the_collections_the_service_writes() -> None:
-    summary = (MONGOSH_DIR / "user_summary.js").read_text()
-    history = (MONGOSH_DIR / "playlist_history.js").read_text()
-    for name in ("profiles", "preference_events", "playlists", "playlist_history"):
-        assert f'getCollection("{name}")' in summary
-    for name in ("playlists", "playlist_history"):
-        assert f'getCollection("{name}")' in history
-    assert '.sort({ base_seq: 1 })' in history
-    assert '.sort({ updated_at: -1' in summary and ".limit(10)" in summary
-
-
-# A stand-in for the parts of mongosh the scripts use: print, quit and a read-only db over
-# documents loaded from JSON. Filters are plain equality (the scripts use no operators).
-FAKE_MONGOSH = r"""
-const __fs = require("fs");
-const __data = JSON.parse(__fs.readFileSync(process.env.TM_FIXTURES, "utf8"), (key, value) =>
-  value && typeof value === "object" && Object.keys(value).length === 1 && typeof value.$date === "string"
-    ? new Date(value.$date) : value);
-function print(...args) { process.stdout.write(args.map(String).join(" ") + "\n"); }
-function quit(code) { process.exit(code === undefined ? 0 : code); }
-function __get(doc, path) { return path.split(".").reduce((d, k) => (d == null ? undefined : d[k]), doc); }
-function __matches(doc, filter) {
-  for (const [key, want] of Object.entries(filter || {})) {
-    if (want !== null && typeof want === "object") throw new Error("fake mongosh: operator in filter " + JSON.stringify(filter));
-    if (__get(doc, key) !== want) return false;
-  }
-  return true;
-}
-function __key(v) { return v instanceof Date ? v.getTime() : v; }
-class __Cursor {
-  constructor(docs) { this.docs = docs.slice(); this.pos = 0; }
-  sort(spec) {
-    const keys = Object.entries(spec);
-    this.docs.sort((a, b) => {
-      for (const [k, dir] of keys) {
-        const x = __key(__get(a, k)), y = __key(__get(b, k));
-        if (x < y) return -dir;
-        if (x > y) return dir;
-      }
-      return 0;
-    });
-    return this;
-  }
-  limit(n) { this.docs = this.docs.slice(0, n); return this; }
-  toArray() { return this.docs.slice(this.pos); }
-  hasNext() { return this.pos < this.docs.length; }
-  next() { return this.docs[this.pos++]; }
-  forEach(fn) { while (this.hasNext()) fn(this.next()); }
-}
-class __Collection {
-  constructor(docs) { this.docs = docs || []; }
-  find(filter, projection) { return new __Cursor(this.docs.filter((d) => __matches(d, filter))); }
-  findOne(filter, projection) { return this.docs.find((d) => __matches(d, filter)) || null; }
-  countDocuments(filter) { return this.docs.filter((d) => __matches(d, filter)).length; }
-}
-const db = __data.forbidden
-  ? new Proxy({}, { get(target, name) { throw new Error("the script touched db." + String(name)); } })
-  : {
-      getName: () => __data.database,
-      getCollectionNames: () => Object.keys(__data.collections),
-      getCollection: (name) => new __Collection(__data.collections[name]),
-    };
-"""
-
-USER = 3
-PLAYLIST_A = playlist(1)
-PLAYLIST_B = playlist(2)
-T0 = datetime(2024, 1, 1, tzinfo=UTC)
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, datetime):
-        moment = value if value.tzinfo else value.replace(tzinfo=UTC)
-        return {"$date": moment.astimezone(UTC).isoformat().replace("+00:00", "Z")}
-    raise TypeError(f"cannot serialize {type(value)}")
-
-
-async def _store_with_history(data_dir: Path) -> dict[str, Any]:
-    """A user with a profile, preference events and two playlists, written by the service."""
-    settings = Settings(data_dir=data_dir)
-    async with connected(settings) as call:
-        await call.ok("memory_update_profile", {"user_id": USER, "patch": {"genres": {"like": ["ambient"]},
-                                                                           "rules": ["no live versions"]}})
-        for word in ("calm", "no vocals"):
-            await call.ok("memory_append_preference_event",
-                          {"user_id": USER, "type": "like", "payload": {"raw_text": word}})
-        await call.ok("memory_log_playlist_create", {
-            "user_id": USER, "playlist_id": PLAYLIST_A, "name": "Focus", "track_ids": [track(i) for i in range(3)],
-            "seed_context": {"mood": "focus"}, "created_at": T0.isoformat(),
-        })
-        mutations: list[tuple[str, dict[str, Any]]] = [
-            ("ADD_TRACKS", {"track_ids": [track(10)]}),
-            ("ADD_TRACKS", {"track_ids": [track(11)], "insert_at": 0}),
-            ("ADD_TRACKS", {"track_ids": [track(12), track(13)], "positions": [1, 3]}),
-            ("REMOVE_TRACKS", {"track_ids": [track(0)]}),
-            ("UPDATE_META", {"name": "Deep Focus", "intent_tags": ["work"]}),
-        ]
-        mutations += [("ADD_TRACKS", {"track_ids": [track(20 + i)]}) for i in range(6)]  # 11 in all
-        for i, (kind, payload) in enumerate(mutations, start=1):
-            await call.ok("memory_log_playlist_mutation", {
-                "user_id": USER, "playlist_id": PLAYLIST_A, "type": kind, "payload": payload,
-                "timestamp": (T0 + timedelta(minutes=i)).isoformat(),
-            })
-        await call.ok("memory_log_playlist_create", {
-            "user_id": USER, "playlist_id": PLAYLIST_B, "name": "Run", "track_ids": [track(50), track(51)],
-            "created_at": (T0 + timedelta(days=1)).isoformat(),
-        })
-        db = call.service.database
-        collections = {c.name: await c.find({}) for c in db.user_collections()}
-        current = {p: await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": p})
-                   for p in (PLAYLIST_A, PLAYLIST_B)}
-        profile = await call.ok("memory_get_profile", {"user_id": USER})
-    return {"collections": collections, "current": current, "profile": profile}
-
-
-@pytest.fixture(scope="module")
-def stored(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    folder = tmp_path_factory.mktemp("mongosh")
-    written = asyncio.run(_store_with_history(folder / "data"))
-    fixtures = folder / "fixtures.json"
-    fixtures.write_text(json.dumps({"database": "taste_memory", "collections": written["collections"]},
-                                   default=_json_default))
-    return {**written, "fixtures": fixtures, "folder": folder}
-
-
-def _run_mongosh(stored: dict[str, Any], script: str, evaluated: str | None, fixtures: Path | None = None
-                 ) -> subprocess.CompletedProcess[str]:
-    assert NODE
-    source = FAKE_MONGOSH + (evaluated + "\n" if evaluated else "") + (MONGOSH_DIR / script).read_text()
-    program = stored["folder"] / f"run-{script}"
-    program.write_text(source)
-    env = {**os.environ, "TM_FIXTURES": str(fixtures or stored["fixtures"])}
-    return subprocess.run([NODE, str(program)], capture_output=True, text=True, timeout=60, env=env)
-
-
-def _static_checks_without_node(script: str) -> None:
-    source = (MONGOSH_DIR / script).read_text()
-    assert "quit(" in source and "error: " in source
-    assert "is not set" in source
-
-
-def test_user_summary_reports_profile_counts_and_recent_playlists(stored: dict[str, Any]) -> None:
-    if not NODE:
-        _static_checks_without_node("user_summary.js")
-        return
-    done = _run_mongosh(stored, "user_summary.js", f"const userId = {USER}")
-    assert done.returncode == 0, done.stdout + done.stderr
-    out = done.stdout
-    profile = stored["profile"]
-    version = next(d["version"] for d in stored["collections"]["profiles"] if d["_id"] == USER)
-    assert f"profile: version {version}," in out
-    keys_line = next(line for line in out.splitlines() if line.strip().startswith("keys ("))
-    assert set(keys_line.split(": ", 1)[1].split(", ")) == set(profile["profile"])
-    assert re.search(r"preference events:\s+2$", out, re.M)
-    assert re.search(r"playlists:\s+2$", out, re.M)
-    assert re.search(r"history buckets:\s+3$", out, re.M)  # A opened a second bucket at its 10th change
-    rows = [line for line in out.splitlines() if PLAYLIST_A in line or PLAYLIST_B in line]
-    assert [PLAYLIST_B in rows[0], PLAYLIST_A in rows[1]] == [True, True], rows  # newest first
-    for row, playlist_id in zip(rows, (PLAYLIST_B, PLAYLIST_A), strict=True):
-        tracks = int(row.split()[1])
-        assert tracks == len(stored["current"][playlist_id]["track_ids"]), row
-
-
-def test_playlist_history_prints_snapshots_and_events_in_sequence_order(stored: dict[str, Any]) -> None:
-    if not NODE:
-        _static_checks_without_node("playlist_history.js")
-        return
-    done = _run_mongosh(stored, "playlist_history.js", f'const userId = {USER}, playlistId = "{PLAYLIST_A}"')
-    assert done.returncode == 0, done.stdout + done.stderr
-    lines = done.stdout.splitlines()
-    rows = [line.split(None, 3) for line in lines if re.match(r"\s*\d+\s+\d{4}-\d\d-\d\dT", line)]
-    order = [(int(seq), "S" if kind == "SNAPSHOT" else "E") for seq, _, kind, _ in rows]
-    buckets = [b for b in stored["collections"]["playlist_history"] if b["playlist_id"] == PLAYLIST_A]
-    periodic = sorted(b["base_seq"] for b in buckets if b["base_seq"] > 0)
-    assert periodic, "the fixture should have opened a second bucket"
-    expected = [(0, "S")]
-    for seq in range(1, 12):
-        expected.append((seq, "E"))
-        if seq in periodic:
-            expected.append((seq, "S"))  # a periodic snapshot is the state after its event
-    assert order == expected
-    # Times are the logged timestamps, and the payload summary names the change.
-    assert rows[1][1] == "2024-01-01T00:01:00.000Z" and rows[1][2] == "ADD_TRACKS"
-    assert "+1 track at the end" in rows[1][3]
-    assert "at index 0" in rows[2][3] and "at positions [1,3]" in rows[3][3]
-    assert rows[4][2] == "REMOVE_TRACKS" and track(0) in rows[4][3]
-    assert rows[5][2] == "UPDATE_META" and '"Deep Focus"' in rows[5][3]
-    current = len(stored["current"][PLAYLIST_A]["track_ids"])
-    assert any(line.startswith(f"current: {current} tracks at seq 11") for line in lines), done.stdout
-    snapshots = [r[3] for r in rows if r[2] == "SNAPSHOT"]
-    assert snapshots[0].startswith("create: 3 tracks")
-    assert snapshots[1].startswith(f"periodic: {len(buckets[-1]['snapshot']['track_ids'])} tracks")
-
-
-@pytest.mark.parametrize(
-    ("script", "evaluated", "message"),
-    [
-        ("user_summary.js", None, "error: userId is not set"),
-        ("user_summary.js", "const userId = 'abc'", "error: userId must be a positive integer"),
-        ("playlist_history.js", None, "error: userId and playlistId are not set"),
-        ("playlist_history.js", "const userId = 1", "error: playlistId is not set"),
-    ],
-)
-def test_mongosh_scripts_refuse_to_run_without_their_variables(
-    stored: dict[str, Any], script: str, evaluated: str | None, message: str
-) -> None:
-    if not NODE:
-        _static_checks_without_node(script)
-        return
-    forbidden = stored["folder"] / "forbidden.json"
-    forbidden.write_text(json.dumps({"forbidden": True}))
-    done = _run_mongosh(stored, script, evaluated, forbidden)
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert message in done.stdout
-    assert "usage: mongosh" in done.stdout and "the script touched db" not in done.stderr
-
-
-def test_mongosh_scripts_name_a_wrong_database_and_an_unknown_playlist(stored: dict[str, Any]) -> None:
-    if not NODE:
-        _static_checks_without_node("playlist_history.js")
-        return
-    empty = stored["folder"] / "empty.json"
-    empty.write_text(json.dumps({"database": "test", "collections": {}}))
-    done = _run_mongosh(stored, "user_summary.js", "const userId = 1", empty)
-    assert done.returncode == 3 and "database 'test' holds no Taste Memory collections" in done.stdout
-    done = _run_mongosh(stored, "playlist_history.js", f'const userId = 1, playlistId = "{PLAYLIST_A}"', empty)
-    assert done.returncode == 3 and "database 'test' holds no Taste Memory collections" in done.stdout
-    done = _run_mongosh(stored, "playlist_history.js", f'const userId = {USER}, playlistId = "nope0000000"')
-    assert done.returncode == 1 and 'no playlist "nope0000000" is logged for user 3' in done.stdout
