@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import uuid
 from functools import cache
+from itertools import islice
 from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker, validators
@@ -63,6 +64,7 @@ def _field(error: ValidationError) -> str:
     return _path(error.absolute_path) or "(arguments)"
 
 
+MAX_ERRORS = 50  # schema errors examined per call
 INT64 = 2**63
 MAX_DEPTH = 32  # MongoDB refuses nesting past 100 levels; user objects sit a few levels down
 
@@ -103,7 +105,10 @@ def validate_arguments(tool: str, arguments: Any) -> dict[str, Any]:
     """Return the arguments if they satisfy the tool's input schema, else raise InvalidArgument."""
     if not isinstance(arguments, dict):
         raise InvalidArgument("arguments must be a JSON object", {"field": "(arguments)"})
-    errors = list(_validator(tool).iter_errors(arguments))
+    # jsonschema reports every failing item: 10,000 bad array items cost a second of CPU for an
+    # answer that names ten. Object-level errors (unknown or missing fields) come first in the
+    # schemas' keyword order, so the cut never hides them from best_match.
+    errors = list(islice(_validator(tool).iter_errors(arguments), MAX_ERRORS))
     if errors:
         ranked = [best_match(errors), *errors]
         found = [{"field": _field(e), "reason": e.message[:300], "rule": str(e.validator)} for e in ranked]
