@@ -14,6 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 from service import export, users
 from service.audit.trail import list_entries
 from service.idempotency import request_hash
+from service.limits import require_at_most
 from service.importer import import_user
 from service.ledger.listing import list_playlists
 from service.ledger.reader import LedgerReader
@@ -44,7 +45,7 @@ class MemoryService:
     def __init__(self, db: Database, settings: Settings) -> None:
         self._db = db
         self.settings = settings
-        self._profiles = Profiles(db, settings.profile_history_cap)
+        self._profiles = Profiles(db, settings.profile_history_cap, settings.max_profile_bytes)
         self._writer = LedgerWriter(db, settings)
         self._reader = LedgerReader(db, self._writer)
         self._search = SearchEngine(db)
@@ -68,6 +69,8 @@ class MemoryService:
     async def update_profile(
         self, user_id: int, patch: dict[str, Any], reason: str | None, source: str, create_if_missing: bool
     ) -> dict[str, Any]:
+        require_at_most(patch, self.settings.max_profile_bytes, "patch", "the patch")
+        require_at_most(reason, self.settings.max_payload_bytes, "reason", "the reason")
         view = await self._profiles.update(user_id, patch, reason, source, create_if_missing)
         self._search.profile_changed(user_id, view)
         return view
@@ -76,6 +79,7 @@ class MemoryService:
     async def append_preference_event(
         self, user_id: int, event_type: str, payload: dict[str, Any], source: str, timestamp: datetime | None
     ) -> dict[str, Any]:
+        require_at_most(payload, self.settings.max_payload_bytes, "payload", "the payload")
         result = await self._profiles.append_event(user_id, event_type, payload, source, timestamp)
         self._search.event_appended(user_id, {
             "_id": result["event_id"], "type": event_type, "source": source, "payload": payload,
@@ -85,6 +89,10 @@ class MemoryService:
 
     @unit_of_work
     async def log_playlist_create(self, arguments: dict[str, Any], created_at: datetime | None) -> dict[str, Any]:
+        require_at_most(arguments.get("intent_tags", []), self.settings.max_intent_tags_bytes, "intent_tags",
+                        "intent_tags")
+        require_at_most(arguments.get("seed_context", {}), self.settings.max_payload_bytes, "seed_context",
+                        "seed_context")
         meta = {"name": arguments["name"], "intent_tags": arguments.get("intent_tags", [])}
         if "description" in arguments:
             meta["description"] = arguments["description"]
@@ -103,6 +111,9 @@ class MemoryService:
 
     @unit_of_work
     async def log_playlist_mutation(self, arguments: dict[str, Any], timestamp: datetime | None) -> dict[str, Any]:
+        if arguments["type"] == "UPDATE_META" and isinstance(arguments["payload"], dict):
+            require_at_most(arguments["payload"].get("intent_tags", []), self.settings.max_intent_tags_bytes,
+                            "payload.intent_tags", "intent_tags")
         result = await self._writer.mutate(
             arguments["user_id"],
             arguments["playlist_id"],
@@ -118,7 +129,7 @@ class MemoryService:
 
     async def get_playlists(self, user_id: int, limit: int, cursor: str | None) -> dict[str, Any]:
         await self._writer.settle(user_id)
-        return await list_playlists(self._db, user_id, limit, cursor)
+        return await list_playlists(self._db, user_id, limit, cursor, self.settings.result_budget_bytes)
 
     async def get_playlist(self, user_id: int, playlist_id: str, events_limit: int) -> dict[str, Any]:
         return await self._reader.get_playlist(user_id, playlist_id, events_limit, self.settings.result_budget_bytes)

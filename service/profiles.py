@@ -12,6 +12,7 @@ import json_merge_patch
 
 from service.audit.origin import written_by
 from service.errors import ProfileNotFound, SequenceConflict
+from service.limits import require_at_most
 from service.storage import Database, DuplicateDocument
 from service.timeutil import utc_now
 
@@ -36,9 +37,10 @@ def merge(profile: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
 
 
 class Profiles:
-    def __init__(self, db: Database, history_cap: int) -> None:
+    def __init__(self, db: Database, history_cap: int, max_bytes: int) -> None:
         self._db = db
         self._history_cap = history_cap
+        self._max_bytes = max_bytes
 
     async def get(self, user_id: int) -> dict[str, Any]:
         return _view(user_id, await self._db.profiles.find_one({"_id": user_id}))
@@ -61,6 +63,7 @@ class Profiles:
             merged = merge(base, patch)
             if current is not None and merged == base:
                 return _view(user_id, current)
+            require_at_most(merged, self._max_bytes, "patch", "the profile after this patch")
             now = utc_now()
             version = (current["version"] if current else 0) + 1
             stamp = written_by()

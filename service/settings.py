@@ -56,6 +56,12 @@ class Settings(BaseSettings):
     recent_snapshots_cap: int = Field(5, ge=1, description="Snapshot summaries kept on the playlist document.")
     profile_history_cap: int = Field(200, ge=1, description="Applied patches kept on the profile document.")
     max_playlist_tracks: int = Field(10_000, ge=1, description="Spotify's own limit per playlist.")
+    max_profile_bytes: int = Field(
+        65_536, ge=1024, description="Largest taste profile (and patch, with its reason) as JSON; every get_profile returns it whole.")
+    max_payload_bytes: int = Field(
+        16_384, ge=1024, description="Largest preference-event payload and playlist seed_context as JSON.")
+    max_intent_tags_bytes: int = Field(
+        1024, ge=64, description="Largest intent_tags list of a playlist as JSON; every listing and search hit repeats it.")
     result_budget_bytes: int = Field(
         400_000, ge=10_000, description="get_playlist leaves out older events past this answer size (<1 MiB)."
     )

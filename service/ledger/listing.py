@@ -17,6 +17,7 @@ from datetime import timedelta
 from typing import Any
 
 from service.errors import InvalidArgument
+from service.limits import json_bytes
 from service.ledger.keys import head_id
 from service.storage import Database
 from service.timeutil import as_utc, utc_now
@@ -45,9 +46,21 @@ def _item(head: dict[str, Any]) -> dict[str, Any]:
     return {k: head[k] for k in ("playlist_id", "name", "created_at", "updated_at", "intent_tags", "track_count")}
 
 
-async def _first_page(db: Database, user_id: int, limit: int) -> dict[str, Any]:
+def _fitting(items: list[dict[str, Any]], budget: int) -> int:
+    """How many items fit the answer budget (at least one): a page of 200 long-named, many-tagged
+    playlists must still fit one SSE message; the cursor carries on where the page stopped."""
+    used = 0
+    for count, item in enumerate(items):
+        used += json_bytes(item)
+        if used > budget and count > 0:
+            return count
+    return len(items)
+
+
+async def _first_page(db: Database, user_id: int, limit: int, budget: int) -> dict[str, Any]:
     heads = await db.playlists.find({"user_id": user_id}, _FIELDS)
     heads.sort(key=lambda h: (as_utc(h["updated_at"]), h["playlist_id"]), reverse=True)
+    limit = _fitting([_item(h) for h in heads[:limit]], budget)
     next_cursor = None
     if len(heads) > limit:
         now = utc_now()
@@ -64,18 +77,26 @@ async def _first_page(db: Database, user_id: int, limit: int) -> dict[str, Any]:
     return {"items": [_item(h) for h in heads[:limit]], "next_cursor": next_cursor}
 
 
-async def list_playlists(db: Database, user_id: int, limit: int, cursor: str | None) -> dict[str, Any]:
+async def list_playlists(db: Database, user_id: int, limit: int, cursor: str | None,
+                         budget: int) -> dict[str, Any]:
+    """A page of at most ``limit`` items and about ``budget`` bytes."""
     if cursor is None:
-        return await _first_page(db, user_id, limit)
+        return await _first_page(db, user_id, limit, budget)
     cursor_id, offset = _decode(cursor)
     stored = await db.cursors.find_one({"_id": cursor_id})
     if stored is None or stored["user_id"] != user_id or as_utc(stored["expires_at"]) < utc_now():
         raise InvalidArgument("cursor expired or unknown; list again from the first page", {"field": "cursor"})
     window = stored["playlist_ids"][offset : offset + limit]
-    items = []
+    items: list[dict[str, Any]] = []
+    consumed, used = 0, 0
     for playlist_id in window:
         head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, _FIELDS)
         if head is not None:  # deleted since the first page
-            items.append(_item(head))
-    more = offset + limit < len(stored["playlist_ids"])
-    return {"items": items, "next_cursor": _encode(cursor_id, offset + limit) if more else None}
+            item = _item(head)
+            used += json_bytes(item)
+            if used > budget and items:
+                break
+            items.append(item)
+        consumed += 1
+    more = offset + consumed < len(stored["playlist_ids"])
+    return {"items": items, "next_cursor": _encode(cursor_id, offset + consumed) if more else None}

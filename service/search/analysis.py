@@ -35,8 +35,18 @@ def fold(text: str) -> str:
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 
 
-@functools.lru_cache(maxsize=65536)
+# The Snowball stemmer is quadratic on some inputs ("y" * 100,000 takes about a second, a million
+# minutes, blocking every session); no English word is this long, so longer tokens stay as they
+# are (and out of the cache).
+MAX_STEMMED_LENGTH = 64
+
+
 def stem(word: str) -> str:
+    return word if len(word) > MAX_STEMMED_LENGTH else _stem(word)
+
+
+@functools.lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
     return _stemmer.stemWord(word)
 
 
