@@ -329,10 +329,11 @@ def _accepts_connections(port: int) -> bool:
 
 
 @contextlib.contextmanager
-def http_server(args: list[str], port: int, log_path: Path, ready: Callable[[], bool]) -> Iterator[str]:
+def http_server(args: list[str], port: int, log_path: Path, ready: Callable[[], bool],
+                env: dict[str, str] | None = None) -> Iterator[str]:
     """Start a server subprocess, wait until ``ready()`` holds (60 s at most), always stop it."""
     with open(log_path, "ab") as log:
-        process = subprocess.Popen(args, cwd=log_path.parent, env=child_env(), stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(args, cwd=log_path.parent, env=child_env(env), stdin=subprocess.DEVNULL,
                                    stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
