@@ -12,6 +12,8 @@ import sys
 from mcp.client.client import Client
 from mcp.client.sse import sse_client
 
+from tools import TOOL_SPECS
+
 
 async def main(url: str) -> int:
     async with Client(sse_client(url)) as client:
@@ -19,7 +21,7 @@ async def main(url: str) -> int:
         result = await client.call_tool("memory_get_profile", {"user_id": 1})
     envelope = result.structured_content or {}
     print(f"{len(tools)} tools; memory_get_profile -> success={envelope.get('success')}")
-    return 0 if envelope.get("success") and len(tools) == 12 else 1
+    return 0 if envelope.get("success") and len(tools) == len(TOOL_SPECS) else 1
 
 
 if __name__ == "__main__":
