@@ -11,6 +11,7 @@ from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
 from mcp.server.mcpserver import MCPServer
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -99,20 +100,60 @@ class QuietRefusals:
                 raise
 
 
-def call_policy(settings: Settings, tokens: TokenStore, metrics: ToolMetrics) -> CallPolicy:
+class SessionAdmission:
+    """Streamable HTTP: once tokens exist, only a verified, active token opens a stateful session.
+
+    The SDK's session manager keeps a session for every ``initialize`` (30 minutes after its last
+    request, 10,000 at most, then 503 for everyone): without this, a caller with no token could
+    fill that table and lock every token holder out. A request that would open a session without
+    a valid token is served statelessly instead: the same answers (its tool calls are
+    UNAUTHORIZED), nothing kept. Requests naming a session go to the stateful manager, which
+    answers only the credential that opened it.
+    """
+
+    def __init__(self, stateful: ASGIApp, stateless: ASGIApp, identity: BearerTokens) -> None:
+        self.stateful = stateful
+        self.stateless = stateless
+        self.identity = identity
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # Only a POST can open a session (a GET or DELETE without a session id is answered 400 by
+        # the stateful manager, as before; served statelessly a GET would hold an empty stream).
+        names_session = any(name == b"mcp-session-id" for name, _ in scope.get("headers", ()))
+        if names_session or scope.get("method") != "POST" or self.identity.of_scope(scope) is not None:
+            await self.stateful(scope, receive, send)
+        else:
+            await self.stateless(scope, receive, send)
+
+
+def bearer_identity(settings: Settings, tokens: TokenStore) -> BearerTokens:
+    # Open without tokens only on loopback: a server beyond it never turns open at run time.
+    return BearerTokens(tokens, open_when_empty=settings.loopback)
+
+
+def call_policy(settings: Settings, tokens: TokenStore, metrics: ToolMetrics,
+                identity: BearerTokens | None = None) -> CallPolicy:
     limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
-    return CallPolicy(identity=BearerTokens(tokens), limiter=limiter, metrics=metrics)
+    return CallPolicy(identity=identity or bearer_identity(settings, tokens), limiter=limiter, metrics=metrics)
 
 
 def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     holder = ServiceHolder()
     tokens = TokenStore(settings.tokens_path)
     metrics = ToolMetrics()
-    mcp = create_mcp_server(holder, settings.tool_names, call_policy(settings, tokens, metrics))
+    identity = bearer_identity(settings, tokens)
+    mcp = create_mcp_server(holder, settings.tool_names, call_policy(settings, tokens, metrics, identity))
     security = transport_security(settings)
+    anonymous: StreamableHTTPSessionManager | None = None
     if settings.transport == "streamable-http":
-        inner = mcp.streamable_http_app(host=settings.host, transport_security=security,
-                                        max_request_body_size=settings.max_request_bytes)
+        mcp.streamable_http_app(host=settings.host, transport_security=security,
+                                max_request_body_size=settings.max_request_bytes)
+        anonymous = StreamableHTTPSessionManager(app=mcp.session_manager.app, stateless=True,
+                                                 security_settings=security,
+                                                 max_request_body_size=settings.max_request_bytes)
+        admission = SessionAdmission(StreamableHTTPASGIApp(mcp.session_manager), StreamableHTTPASGIApp(anonymous),
+                                     identity)
+        inner = Starlette(routes=[Route("/mcp", endpoint=admission)])
     else:
         inner = mcp.sse_app(host=settings.host, transport_security=security,
                             max_request_body_size=settings.max_request_bytes)
@@ -122,10 +163,14 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
         async with running_service(settings, holder) as service, contextlib.AsyncExitStack() as stack:
             # Real MongoDB: the change-stream watcher writes the audit log (idle on embedded).
             await stack.enter_async_context(watching_audit(service.database))
-            if settings.transport == "streamable-http":
+            if anonymous is not None:
                 await stack.enter_async_context(mcp.session_manager.run())
+                await stack.enter_async_context(anonymous.run())
             if tokens.configured():
                 log.info("bearer tokens required (%s)", settings.tokens_path)
+            elif not settings.loopback:
+                log.warning("no tokens in %s: every call on %s is refused until one is created",
+                            settings.tokens_path, settings.host)
             else:
                 log.warning("no tokens in %s: open to any local caller on %s (loopback only)",
                             settings.tokens_path, settings.host)

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn
 
 from models.schema_files import seed_profile
@@ -46,7 +47,8 @@ def _settings(**flags: Any) -> Settings:
 
 
 def _fail(message: str) -> None:
-    err.print(f"[red]error:[/red] {message}")
+    # Messages name paths, ids and labels: printed literally, never read as Rich markup.
+    err.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(1)
 
 
@@ -87,9 +89,10 @@ def serve(
         return
     if not settings.loopback and not _tokens(settings).configured():
         err.print(
-            f"[red]error:[/red] refusing to listen on {settings.host} without authentication: anyone who "
-            f"reaches this port could read and change every user's memory. Create a token first "
-            f"('memory-service token create --user-id N', stored in {settings.tokens_path}) or bind 127.0.0.1."
+            f"[red]error:[/red] refusing to listen on {escape(settings.host)} without authentication: anyone "
+            f"who reaches this port could read and change every user's memory. Create a token first "
+            f"('memory-service token create --user-id N', stored in {escape(str(settings.tokens_path))}) or bind "
+            f"127.0.0.1."
         )
         raise typer.Exit(2)
     import uvicorn
@@ -177,7 +180,7 @@ def export_command(
         sys.stdout.write(text + "\n")
     else:
         out.write_text(text)
-        err.print(f"wrote {out} ({len(text.encode()):,} bytes)")
+        err.print(f"wrote {escape(str(out))} ({len(text.encode()):,} bytes)")
 
 
 @app.command("import")
@@ -223,7 +226,7 @@ def token_create(
     except ValueError as exc:
         _fail(str(exc))
     users = ", ".join(map(str, record.user_ids)) or "none"
-    err.print(f"created {record.role} token {record.token_id} (users: {users}) in {store.path}; "
+    err.print(f"created {record.role} token {record.token_id} (users: {users}) in {escape(str(store.path))}; "
               "it is shown once, below:")
     sys.stdout.write(token + "\n")
 
@@ -237,11 +240,14 @@ def token_list(data_dir: DataDir = None, token_file: TokenFile = None,
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
     from rich.table import Table
+    from rich.text import Text
 
     table = Table("token id", "role", "users", "label", "created", "revoked")
     for row in rows:
-        table.add_row(row["token_id"], row["role"], ", ".join(map(str, row["user_ids"])), row["label"] or "",
-                      row["created_at"], row["revoked_at"] or "")
+        # Labels are free text: a cell shows them literally ("[prod]" is not a style).
+        table.add_row(*(Text(value) for value in (
+            row["token_id"], row["role"], ", ".join(map(str, row["user_ids"])), row["label"] or "",
+            row["created_at"], row["revoked_at"] or "")))
     Console().print(table)
 
 

@@ -48,16 +48,25 @@ class TrustedLocal:
 
 
 class BearerTokens:
-    """HTTP transports: open while no token exists (the server starts so only on loopback),
-    otherwise the token the SDK's middleware verified for this request, or nobody."""
+    """HTTP transports: open while no token exists, on a loopback bind only (``open_when_empty``),
+    otherwise the token the SDK's middleware verified for this request, or nobody.
 
-    def __init__(self, store: TokenStore) -> None:
+    A server listening beyond loopback is never open: it starts only once a token exists, and a
+    token file that later disappears or empties must not turn authentication off for the network.
+    """
+
+    def __init__(self, store: TokenStore, open_when_empty: bool = True) -> None:
         self.store = store
+        self.open_when_empty = open_when_empty
 
     def resolve(self, context: Any) -> Principal | None:
-        if not self.store.configured():
+        return self.of_scope(_request_scope(context))
+
+    def of_scope(self, scope: Any) -> Principal | None:
+        """The principal of one HTTP request (its ASGI scope, after the bearer middleware)."""
+        if self.open_when_empty and not self.store.configured():
             return OPEN
-        user = _request_scope(context).get("user")
+        user = scope.get("user")
         if not isinstance(user, AuthenticatedUser):
             return None
         token = user.access_token

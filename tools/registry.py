@@ -80,6 +80,18 @@ def _target_user(arguments: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+LOGGED_ID_CHARS = 80  # a Spotify playlist id is at most 80 characters
+
+
+def _logged_playlist(arguments: Any) -> str | None:
+    """The playlist id for the log line: raw (the call may be invalid or unauthenticated), so only
+    a string, cut at the longest valid id; a log line must not grow with the request body."""
+    value = arguments.get("playlist_id") if isinstance(arguments, dict) else None
+    if not isinstance(value, str):
+        return None
+    return value if len(value) <= LOGGED_ID_CHARS else value[:LOGGED_ID_CHARS] + "…"
+
+
 def _call(spec: ToolSpec, provide: ServiceProvider, policy: CallPolicy) -> Callable[[dict[str, Any], Any], Any]:
     async def call(arguments: dict[str, Any], context: Any) -> CallToolResult:
         # Ours, not the JSON-RPC id: that one restarts at 1 in every session.
@@ -106,7 +118,7 @@ def _call(spec: ToolSpec, provide: ServiceProvider, policy: CallPolicy) -> Calla
             extra={
                 "tool": spec.prd_name,
                 "user_id": _target_user(arguments),
-                "playlist_id": arguments.get("playlist_id") if isinstance(arguments, dict) else None,
+                "playlist_id": _logged_playlist(arguments),
                 "request_id": request_id,
                 "principal": principal.name if principal is not None else None,
                 "latency_ms": round(seconds * 1000, 3),

@@ -112,11 +112,16 @@ class TokenStore:
     @contextmanager
     def _locked(self) -> Iterator[dict[str, TokenRecord]]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.path.with_name(self.path.name + ".lock"), "w") as lock:
+        # The lock holds nothing: never truncate it, and never follow a link planted in its place
+        # (that would empty the link's target with the operator's rights).
+        lock = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        try:
             fcntl.flock(lock, fcntl.LOCK_EX)
             records = self._read() if self.path.exists() else {}
             yield records
             self._write(records)
+        finally:
+            os.close(lock)  # releases the lock
 
     def _write(self, records: dict[str, TokenRecord]) -> None:
         body = json.dumps({"version": 1, "tokens": [asdict(r) for r in records.values()]}, indent=2)

@@ -34,6 +34,8 @@ from jsonschema import Draft202012Validator, FormatChecker
 from mcp.client.client import Client
 from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from models.schema_files import envelope_schema, success_envelope_schema
 from service.settings import Settings
@@ -318,9 +320,21 @@ async def sse_session(server: ServerProcess, token: str | None = None) -> AsyncI
 
 
 @asynccontextmanager
-async def streamable_http_session(server: ServerProcess) -> AsyncIterator[WireCaller]:
-    async with _session(Client(server.mcp_url, cache=None, read_timeout_seconds=CALL_TIMEOUT)) as call:
-        yield call
+async def streamable_http_session(server: ServerProcess, token: str | None = None,
+                                  mode: str = "auto") -> AsyncIterator[WireCaller]:
+    """The official MCP streamable-HTTP client at /mcp; ``token`` is sent as a bearer token on
+    every request (``mode`` as ``Client``'s: "auto" probes the 2026 protocol, "legacy" forces
+    the initialize handshake and a session id)."""
+    if token is None and mode == "auto":
+        async with _session(Client(server.mcp_url, cache=None, read_timeout_seconds=CALL_TIMEOUT)) as call:
+            yield call
+        return
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else None
+    async with create_mcp_http_client(headers=headers) as http:
+        transport = streamable_http_client(server.mcp_url, http_client=http)
+        async with _session(Client(transport, cache=None, read_timeout_seconds=CALL_TIMEOUT,
+                                   mode=mode)) as call:  # type: ignore[arg-type]
+            yield call
 
 
 @asynccontextmanager
