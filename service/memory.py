@@ -152,12 +152,15 @@ class MemoryService:
         await self._search.user_reloaded(user_id)
         return counts
 
-    @unit_of_work
     async def delete_user_data(self, user_id: int) -> dict[str, Any]:
         try:
             await users.delete_user(self._db, user_id)
         finally:  # whatever the delete reached, the index holds only what is still stored
-            await self._search.user_reloaded(user_id)
+            try:
+                await self._search.user_reloaded(user_id)
+            finally:
+                self._db.commit()
+        self._db.scrub()
         return {"user_id": user_id, "deleted_at": utc_now(), "deleted": True}
 
     async def list_users(self, limit: int, visible: set[int] | None = None) -> list[dict[str, Any]]:

@@ -44,6 +44,12 @@ class Database:
         if self._embedded is not None:
             self._embedded.commit()
 
+    def scrub(self) -> None:
+        """After a hard delete: leave no copy of deleted data in the embedded store's files.
+        (Real MongoDB reclaims deleted documents' space itself.)"""
+        if self._embedded is not None:
+            self._embedded.scrub()
+
     async def ping(self) -> bool:
         try:
             await self._raw_database.command("ping")

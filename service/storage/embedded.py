@@ -88,6 +88,10 @@ class EmbeddedEngine:
             self._dirty |= dirty
             raise
 
+    def scrub(self) -> None:
+        if self._journal is not None:
+            self._journal.scrub()
+
     def close(self) -> None:
         if self._journal is not None:
             self.commit()

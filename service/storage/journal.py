@@ -34,6 +34,8 @@ class Journal:
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")
+        # Deleted rows are zeroed in the file, not left in free pages (a hard delete means gone).
+        self._db.execute("PRAGMA secure_delete=ON")
         self._db.execute(_SCHEMA)
 
     def load(self) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -55,6 +57,11 @@ class Journal:
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
+
+    def scrub(self) -> None:
+        """Copy the WAL into the main file and empty it: old page images of deleted rows live in
+        the WAL until a checkpoint overwrites them."""
+        self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def close(self) -> None:
         self._db.close()
