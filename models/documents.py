@@ -77,7 +77,8 @@ class PreferenceEventDocument(Document):
     timestamp: datetime
     recorded_at: datetime
     recorded_ns: int
-    written_by: WrittenBy | None = None
+    written_by: WrittenBy | None = None  # the call that recorded it
+    imported_by: WrittenBy | None = None  # the import that wrote it into this store, if any
 
     class Settings:
         name = "preference_events"

@@ -72,7 +72,8 @@ async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int) -> Asyn
     events = await db.preference_events.find({"user_id": user_id}, sort=[("recorded_ns", 1), ("_id", 1)])
     for event in events:
         if event["recorded_ns"] <= as_of_ns:
-            body = {"event_id": event["_id"]} | to_json(event)
+            # Which import wrote it here is this store's history, not the user's data.
+            body = {"event_id": event["_id"]} | to_json({k: v for k, v in event.items() if k != "imported_by"})
             for piece in _fit("preference_event", [1, event["recorded_ns"], event["_id"]], body, budget):
                 yield piece
     playlist_ids = sorted({b["playlist_id"] for b in await db.history.find({"user_id": user_id, "base_seq": 0}, {"playlist_id": 1})})

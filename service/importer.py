@@ -107,9 +107,10 @@ async def import_user(db: Database, parts: list[dict[str, Any]], user_id: int, c
         counts["profile"] = 1
     for event in merged["preference_events"]:
         body = _dates({k: v for k, v in event.items() if k != "event_id"}, "timestamp", "recorded_at")
-        # An event is its own record: it keeps the stamp of the call that recorded it.
-        await db.preference_events.insert_one({"written_by": written_by(), **body, "_id": event["event_id"],
-                                               "user_id": user_id})
+        # An event is its own record: it keeps the stamp of the call that recorded it, and names
+        # the import that wrote it here (what its audit entry is attributed to).
+        await db.preference_events.insert_one({**body, "_id": event["event_id"], "user_id": user_id,
+                                               "imported_by": written_by()})
         counts["preference_events"] += 1
     for pid, entry in merged["playlists"].items():
         for bucket in _buckets(user_id, pid, entry):

@@ -23,7 +23,7 @@ PAGE = 500
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 _PROFILE_FIELDS = {"history.version": 1, "history.applied_at": 1, "history.written_by": 1}
-_EVENT_FIELDS = {"user_id": 1, "recorded_at": 1, "written_by": 1}
+_EVENT_FIELDS = {"user_id": 1, "recorded_at": 1, "written_by": 1, "imported_by": 1}
 _BUCKET_FIELDS = {"user_id": 1, "playlist_id": 1, "base_seq": 1, "events.seq": 1, "events.recorded_at": 1,
                   "events.written_by": 1, "created.created_at": 1, "created.recorded_ns": 1, "created.written_by": 1}
 
@@ -73,7 +73,8 @@ async def _records(db: Database, since: datetime | None, user_id: int | None) ->
 
     query = {**user, **({} if since is None else {"recorded_at": {"$gte": since}})}
     async for event in _pages(db.preference_events, query, _EVENT_FIELDS):
-        yield _entry("preference_events", "insert", event["_id"], event["user_id"], None, event.get("written_by"),
+        yield _entry("preference_events", "insert", event["_id"], event["user_id"], None,
+                     event.get("imported_by") or event.get("written_by"),
                      event["recorded_at"], "event")
 
     # A bucket-0 creation is filtered and dated by its server-side ``recorded_ns``: ``created_at``

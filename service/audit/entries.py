@@ -62,7 +62,9 @@ def entry_from_change(change: dict[str, Any], via: str, now: datetime | None = N
     key = (change.get("documentKey") or {}).get("_id")
     document = change.get("fullDocument") or {}
     updated = (change.get("updateDescription") or {}).get("updatedFields") or {}
-    stamp = document.get("written_by") or updated.get("written_by") or _dotted_stamp(updated) or UNSTAMPED
+    # An imported preference event keeps its author's stamp; the import is who wrote it here.
+    stamp = (document.get("imported_by") or document.get("written_by") or updated.get("written_by")
+             or _dotted_stamp(updated) or UNSTAMPED)
     user_id, playlist_id = _subject(collection, key, document)
     moment = change.get("wallTime") or now or utc_now()
     change_id = (change.get("_id") or {}).get("_data")
