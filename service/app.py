@@ -131,10 +131,9 @@ def bearer_identity(settings: Settings, tokens: TokenStore) -> BearerTokens:
     return BearerTokens(tokens, open_when_empty=settings.loopback)
 
 
-def call_policy(settings: Settings, tokens: TokenStore, metrics: ToolMetrics,
-                identity: BearerTokens | None = None) -> CallPolicy:
+def call_policy(settings: Settings, identity: BearerTokens, metrics: ToolMetrics) -> CallPolicy:
     limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
-    return CallPolicy(identity=identity or bearer_identity(settings, tokens), limiter=limiter, metrics=metrics)
+    return CallPolicy(identity=identity, limiter=limiter, metrics=metrics)
 
 
 def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
@@ -142,7 +141,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     tokens = TokenStore(settings.tokens_path)
     metrics = ToolMetrics()
     identity = bearer_identity(settings, tokens)
-    mcp = create_mcp_server(holder, settings.tool_names, call_policy(settings, tokens, metrics, identity))
+    mcp = create_mcp_server(holder, settings.tool_names, call_policy(settings, identity, metrics))
     security = transport_security(settings)
     anonymous: StreamableHTTPSessionManager | None = None
     if settings.transport == "streamable-http":

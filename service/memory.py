@@ -153,15 +153,17 @@ class MemoryService:
         return counts
 
     async def delete_user_data(self, user_id: int) -> dict[str, Any]:
+        await self._delete_user(user_id)
+        # Only once the delete is committed: the checkpoint then overwrites the old page images.
+        self._db.scrub()
+        return {"user_id": user_id, "deleted_at": utc_now(), "deleted": True}
+
+    @unit_of_work
+    async def _delete_user(self, user_id: int) -> None:
         try:
             await users.delete_user(self._db, user_id)
         finally:  # whatever the delete reached, the index holds only what is still stored
-            try:
-                await self._search.user_reloaded(user_id)
-            finally:
-                self._db.commit()
-        self._db.scrub()
-        return {"user_id": user_id, "deleted_at": utc_now(), "deleted": True}
+            await self._search.user_reloaded(user_id)
 
     async def list_users(self, limit: int, visible: set[int] | None = None) -> list[dict[str, Any]]:
         await self._writer.settle()
