@@ -1,9 +1,16 @@
 """Concurrent writers through one server lose nothing and duplicate nothing.
 
-The embedded engine never suspends inside a storage call, so on it concurrent tool calls can only
-interleave between whole calls. Each test therefore also runs with ``yielding_storage``: every
+The embedded engine (as of this writing) never suspends inside a storage call, so on it concurrent
+tool calls can only interleave between whole calls. Each test therefore also runs with ``yielding_storage``: every
 storage call first gives up the event loop, as a real network driver does, so racing writers
-interleave between their reads and their conditional writes, and the test asserts that they did.
+interleave between their reads and their conditional writes.
+
+That they really did is observed, not inferred from task switches (which writers served one whole
+call after another would also produce): ``observe_calls`` records when each write enters and
+leaves the service facade and which call each storage call ran for, and the tests assert that
+writes were in flight at the same time and that a storage call of one write landed between two
+storage calls of another. The "engine-as-is" runs (no patch) check correctness on every backend
+and assert the overlap only where the engine is known to suspend (real MongoDB).
 """
 
 from __future__ import annotations
@@ -17,18 +24,34 @@ import pytest
 from tests.service.ledger_model import (
     RefState,
     export_all,
-    interleavings,
     iso_to_ms,
     ms_to_iso,
     ref_apply,
     yielding_storage,
 )
+from tests.service.overlap import CallLog, observe_calls
 from tests.support import Caller, connected, playlist, track
 
 WRITERS = 8
 PER_WRITER = 25
 USER = 3
 PID = playlist(1)
+
+
+def assert_writes_overlapped(log: CallLog, writes: int, racing: int | None = None) -> None:
+    """``writes`` write calls were observed; two or more were in flight at once; and at least half
+    of the ``racing`` ones (those the test sent concurrently; default all) had another write's
+    storage call between two of their own: a real race, not round-robin whole calls."""
+    racing = writes if racing is None else racing
+    assert log.calls == writes, log.describe()
+    assert log.max_in_flight() >= 2, f"no two writes were ever in flight at once: {log.describe()}"
+    assert log.overlapping_calls() >= racing // 2, log.describe()
+    assert log.interleaved_calls() >= racing // 2, f"the writes hardly raced: {log.describe()}"
+
+
+def engine_suspends(settings: Any) -> bool:
+    """Real MongoDB suspends in every storage call; the embedded engine never does."""
+    return bool(settings.mongodb_uri)
 
 
 def _writer_mutations(writer: int) -> list[tuple[str, dict[str, Any]]]:
@@ -63,7 +86,7 @@ async def _run_writer(call: Caller, writer: int) -> list[tuple[str, dict[str, An
 @pytest.mark.parametrize(
     ("interleave", "jitter_seed"),
     [(False, None), (True, None), (True, 1), (True, 2)],
-    ids=["whole-calls", "yielding-storage", "jittered-storage-1", "jittered-storage-2"],
+    ids=["engine-as-is", "yielding-storage", "jittered-storage-1", "jittered-storage-2"],
 )
 async def test_eight_writers_on_one_playlist_lose_and_duplicate_no_event(
     settings_factory: Any, interleave: bool, jitter_seed: int | None
@@ -73,7 +96,7 @@ async def test_eight_writers_on_one_playlist_lose_and_duplicate_no_event(
         snapshot_every=4, recent_events_cap=10, recent_snapshots_cap=3, snapshot_min_event_share=0.0
     )
     initial = [track(1), track(2), track(1)]
-    with yielding_storage(interleave, jitter_seed) as order:
+    with observe_calls() as log, yielding_storage(interleave, jitter_seed):
         async with connected(settings) as call:
             await call.ok(
                 "memory_log_playlist_create",
@@ -128,8 +151,11 @@ async def test_eight_writers_on_one_playlist_lose_and_duplicate_no_event(
             [item] = (await call.ok("memory_get_playlists", {"user_id": USER}))["items"]
             assert item["track_count"] == len(state.tracks)
             assert item["updated_at"] == events[-1]["timestamp"]
-    if interleave:
-        assert interleavings(order) > WRITERS * PER_WRITER, "the writers never raced"
+    print(log.describe())
+    if interleave or engine_suspends(settings):
+        assert_writes_overlapped(log, 1 + WRITERS * PER_WRITER)
+        # Every writer had a mutation in flight at once at some moment, not merely two of them.
+        assert log.max_in_flight() >= WRITERS, log.describe()
 
 
 @pytest.mark.parametrize("jitter_seed", [1, 2, 3, 6])
@@ -140,7 +166,7 @@ async def test_reads_agree_with_the_ledger_once_concurrent_writers_are_done(
     get_playlists and get_playlist read is level with the ledger that reconstruction reads."""
     settings = settings_factory(snapshot_every=3, recent_events_cap=5, snapshot_min_event_share=0.0)
     rounds = 25
-    with yielding_storage(True, jitter_seed) as order:
+    with observe_calls() as log, yielding_storage(True, jitter_seed):
         async with connected(settings) as call:
             await call.ok(
                 "memory_log_playlist_create",
@@ -170,12 +196,13 @@ async def test_reads_agree_with_the_ledger_once_concurrent_writers_are_done(
                 assert item["track_count"] == len(expected), where
                 assert item["updated_at"] == last, where
                 assert {e["event_id"] for e in details["recent_events"]} == {r["event_id"] for r in results}, where
-    assert interleavings(order) > rounds
+    print(log.describe())
+    assert_writes_overlapped(log, 1 + rounds * WRITERS)
 
 
 async def test_eight_writers_on_eight_playlists_and_one_user(settings: Any) -> None:
     """Writers on different playlists of one user do not disturb each other."""
-    with yielding_storage(True) as order:
+    with observe_calls() as log, yielding_storage(True):
         async with connected(settings) as call:
             for w in range(WRITERS):
                 await call.ok(
@@ -202,13 +229,14 @@ async def test_eight_writers_on_eight_playlists_and_one_user(settings: Any) -> N
             listing = await call.ok("memory_get_playlists", {"user_id": USER})
             assert sorted(i["playlist_id"] for i in listing["items"]) == [playlist(100 + w) for w in range(WRITERS)]
             assert all(i["track_count"] == 11 for i in listing["items"])
-    assert interleavings(order) > WRITERS
+    print(log.describe())
+    assert_writes_overlapped(log, WRITERS * 11, racing=WRITERS * 10)
 
 
-@pytest.mark.parametrize("interleave", [False, True], ids=["whole-calls", "yielding-storage"])
+@pytest.mark.parametrize("interleave", [False, True], ids=["engine-as-is", "yielding-storage"])
 async def test_concurrent_profile_updates_lose_no_patch(settings: Any, interleave: bool) -> None:
     per_writer = 10
-    with yielding_storage(interleave) as order:
+    with observe_calls() as log, yielding_storage(interleave):
         async with connected(settings) as call:
 
             async def write(w: int) -> list[int]:
@@ -239,5 +267,24 @@ async def test_concurrent_profile_updates_lose_no_patch(settings: Any, interleav
     assert sorted(v for vs in versions for v in vs) == list(range(1, total + 1))
     history = exported["profile"]["history"]
     assert sorted(h["version"] for h in history) == list(range(1, total + 1))
-    if interleave:
-        assert interleavings(order) > WRITERS
+    print(log.describe())
+    if interleave or engine_suspends(settings):
+        assert_writes_overlapped(log, total)
+
+
+async def test_the_observer_tells_round_robin_whole_calls_from_racing_calls(settings: Any) -> None:
+    """The weakness the overlap assertions replace: writers served one whole call at a time, in
+    round-robin order, switch tasks at every storage call boundary between calls, yet no two
+    writes are ever in flight together; the observer sees that."""
+    writers, per_writer = 4, 5
+    with observe_calls() as log, yielding_storage(True):
+        async with connected(settings) as call:
+            await call.ok("memory_log_playlist_create",
+                          {"user_id": USER, "playlist_id": PID, "name": "rr", "track_ids": [track(1)]})
+            for i in range(per_writer):
+                for w in range(writers):  # round-robin, each call awaited before the next starts
+                    await call.ok("memory_log_playlist_mutation", {
+                        "user_id": USER, "playlist_id": PID, "type": "ADD_TRACKS",
+                        "payload": {"track_ids": [track(100 + w * per_writer + i)]}})
+    assert log.calls == 1 + writers * per_writer
+    assert (log.max_in_flight(), log.overlapping_calls(), log.interleaved_calls()) == (1, 0, 0), log.describe()
