@@ -62,7 +62,7 @@ def _fit(section: str, key: list[Any], body: dict[str, Any], budget: int, pid: s
 
 
 async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int) -> AsyncIterator[Piece]:
-    profile = await db.profiles.find_one({"_id": user_id})
+    profile = await db.profiles.find_one({"_id": user_id, "user_id": user_id})
     if profile is not None:
         # The document-level stamp only names its latest write (for the change stream); each
         # history entry keeps its own.

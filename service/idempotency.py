@@ -35,7 +35,7 @@ def _reused(scope: str) -> IdempotencyKeyReused:
 
 async def key_seen(db: Database, user_id: int, scope: str, key: str, digest: str) -> bool:
     """True if ``key`` was claimed for this same request (a retry); raise if for another one."""
-    existing = await db.idempotency.find_one({"_id": claim_id(user_id, scope, key)})
+    existing = await db.idempotency.find_one({"_id": claim_id(user_id, scope, key), "user_id": user_id})
     if existing is None:
         return False
     if existing["request_hash"] != digest:
@@ -68,4 +68,4 @@ async def claim_key(db: Database, user_id: int, scope: str, key: str, digest: st
 
 async def release_key(db: Database, user_id: int, scope: str, key: str) -> None:
     """Give back a claim this call took for a request that was then refused."""
-    await db.idempotency.delete_many({"_id": claim_id(user_id, scope, key)})
+    await db.idempotency.delete_many({"_id": claim_id(user_id, scope, key), "user_id": user_id})

@@ -43,7 +43,7 @@ class Profiles:
         self._max_bytes = max_bytes
 
     async def get(self, user_id: int) -> dict[str, Any]:
-        return _view(user_id, await self._db.profiles.find_one({"_id": user_id}))
+        return _view(user_id, await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}))
 
     async def update(
         self, user_id: int, patch: dict[str, Any], reason: str | None, source: str, create_if_missing: bool
@@ -53,7 +53,7 @@ class Profiles:
         A patch that changes nothing writes nothing and returns the current version, which is
         what makes loading the seed profile twice a no-op."""
         for _ in range(MAX_ATTEMPTS):
-            current = await self._db.profiles.find_one({"_id": user_id})
+            current = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id})
             if current is None and not create_if_missing:
                 raise ProfileNotFound(
                     "this user has no profile yet; call again with create_if_missing true",
@@ -86,7 +86,7 @@ class Profiles:
                     continue
                 return _view(user_id, document)
             matched = await self._db.profiles.update_one(
-                {"_id": user_id, "version": current["version"]},
+                {"_id": user_id, "user_id": user_id, "version": current["version"]},
                 {
                     "$set": {"profile": merged, "version": version, "updated_at": now, "written_by": stamp},
                     "$push": {"history": {"$each": [entry], "$slice": -self._history_cap}},

@@ -83,14 +83,14 @@ async def list_playlists(db: Database, user_id: int, limit: int, cursor: str | N
     if cursor is None:
         return await _first_page(db, user_id, limit, budget)
     cursor_id, offset = _decode(cursor)
-    stored = await db.cursors.find_one({"_id": cursor_id})
+    stored = await db.cursors.find_one({"_id": cursor_id, "user_id": user_id})
     if stored is None or stored["user_id"] != user_id or as_utc(stored["expires_at"]) < utc_now():
         raise InvalidArgument("cursor expired or unknown; list again from the first page", {"field": "cursor"})
     window = stored["playlist_ids"][offset : offset + limit]
     items: list[dict[str, Any]] = []
     consumed, used = 0, 0
     for playlist_id in window:
-        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, _FIELDS)
+        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id}, _FIELDS)
         if head is not None:  # deleted since the first page
             item = _item(head)
             used += json_bytes(item)

@@ -54,7 +54,7 @@ def replay_bucket(bucket: dict[str, Any], max_tracks: int, until: Any = None) ->
 async def load_bucket(
     db: Database, user_id: int, playlist_id: str, base_seq: int, projection: dict[str, int] | None = None
 ) -> dict[str, Any] | None:
-    return await db.history.find_one({"_id": bucket_id(user_id, playlist_id, base_seq)}, projection)
+    return await db.history.find_one({"_id": bucket_id(user_id, playlist_id, base_seq), "user_id": user_id}, projection)
 
 
 async def walk_forward(
@@ -93,7 +93,7 @@ async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[
     first = await load_bucket(db, user_id, playlist_id, 0)
     if first is None:
         return None
-    head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id)})
+    head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id})
     start = first
     index: list[list[Any]] = [[0, first["start_time"]]]
     if head is not None and head.get("bucket_index"):

@@ -25,7 +25,7 @@ class LedgerReader:
         self._writer = writer
 
     async def _head(self, user_id: int, playlist_id: str, projection: dict[str, int] | None = None) -> dict[str, Any]:
-        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, projection)
+        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id}, projection)
         if head is None:
             # Roll forward a creation a crash interrupted; raises if the playlist was never logged.
             head, _ = await self._writer.open_head(user_id, playlist_id)

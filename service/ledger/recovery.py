@@ -13,11 +13,12 @@ async def roll_forward_all(db: Database, caps: dict[str, int]) -> int:
     rebuilt = 0
     for head in await db.playlists.find({}, {"user_id": 1, "playlist_id": 1}):
         if await load_bucket(db, head["user_id"], head["playlist_id"], 0, {"_id": 1}) is None:
-            await db.playlists.delete_many({"_id": head["_id"]})
+            await db.playlists.delete_many({"_id": head["_id"], "user_id": head["user_id"]})
             rebuilt += 1
     for first in await db.history.find({"base_seq": 0}, {"user_id": 1, "playlist_id": 1}):
         user_id, playlist_id = first["user_id"], first["playlist_id"]
-        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, {"seq": 1, "open_base_seq": 1})
+        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id},
+                                          {"seq": 1, "open_base_seq": 1})
         if head is not None:
             bucket = await load_bucket(db, user_id, playlist_id, head["open_base_seq"])
             if bucket is not None:

@@ -113,9 +113,10 @@ class LedgerWriter:
                 self.stale.discard((stale_user, playlist_id))
 
     async def _ensure_head(self, first_bucket: dict[str, Any]) -> None:
-        head = await self._db.playlists.find_one({"_id": head_id(first_bucket["user_id"], first_bucket["playlist_id"])})
+        user_id, playlist_id = first_bucket["user_id"], first_bucket["playlist_id"]
+        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id})
         if head is None:
-            await rebuild_head(self._db, first_bucket["user_id"], first_bucket["playlist_id"], self.caps)
+            await rebuild_head(self._db, user_id, playlist_id, self.caps)
 
     async def _find_keyed_event(self, user_id: int, playlist_id: str, key: str) -> dict[str, Any] | None:
         bucket = await self._db.history.find_one(
@@ -131,7 +132,8 @@ class LedgerWriter:
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """The playlist document (fields per ``projection``) and the header of its newest bucket,
         rolling the document forward first if a crash left it behind."""
-        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, projection)
+        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id},
+                                                 projection)
         if head is None:
             head = await rebuild_head(self._db, user_id, playlist_id, self.caps)
             if head is None:
@@ -245,7 +247,7 @@ class LedgerWriter:
         else:
             volume = track_id_volume(event["type"], event["payload"])
             matched = await self._db.history.update_one(
-                {"_id": bucket["_id"], "last_seq": seq - 1},
+                {"_id": bucket["_id"], "user_id": bucket["user_id"], "last_seq": seq - 1},
                 {
                     "$push": {"events": event},
                     "$set": {"last_seq": seq, "end_time": moment, "written_by": event["written_by"]},
@@ -258,7 +260,7 @@ class LedgerWriter:
         update = advance_head(event, new_state, after, opens_bucket, self.caps)
         user_id, playlist_id = head["user_id"], head["playlist_id"]
         if not await self._project(user_id, playlist_id, self._db.playlists.update_one(
-            {"_id": head["_id"], "seq": seq - 1}, update
+            {"_id": head["_id"], "user_id": user_id, "seq": seq - 1}, update
         )):
             await self._project(user_id, playlist_id, rebuild_head(self._db, user_id, playlist_id, self.caps))
         return mutation_result(after, event)
