@@ -2,6 +2,15 @@
 
 The files keep the PRD's ``$ref`` to ``memory.common.schema.json``; MCP clients cannot resolve
 that, so the published and enforced schemas have the common definitions inlined.
+
+Two schemas per tool result: ``success_envelope_schema`` is the full PRD one (the tests check every
+answer against it); ``published_output_schema`` is what ``tools/list`` publishes as the tool's
+``outputSchema``. The MCP client re-validates every result against the published schema with
+``jsonschema``, which pays a sub-validator per array item (~10 µs each, whatever the item schema:
+``{"type": "string"}`` costs as much as the PRD's length bounds): 50-100 ms for a 5,000-track
+reconstruction. The published schema therefore leaves out the per-item schema of track-ID arrays
+(still ``"type": "array"``, the item rule kept as prose in ``description``): looser than the PRD,
+never false, and a 5,000-track answer validates in about 0.1 ms.
 """
 
 from __future__ import annotations
@@ -14,6 +23,11 @@ from typing import Any
 
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 _COMMON_REF = "memory.common.schema.json#/$defs/"
+_TRACK_ID_REF = _COMMON_REF + "SpotifyTrackId"
+TRACK_IDS_DESCRIPTION = (
+    "Spotify track IDs in playlist order, each a string of 10-80 characters (SpotifyTrackId in the PRD "
+    "result schema). Published without a per-item schema so that clients validate large playlists cheaply."
+)
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -52,12 +66,40 @@ def envelope_schema() -> dict[str, Any]:
     return _inline(_load("memory.tool.response"), _common_defs())
 
 
-def success_envelope_schema(tool: str) -> dict[str, Any]:
-    """The envelope of a successful call, with ``result`` narrowed to the tool's result schema."""
+def _narrowed(result: dict[str, Any]) -> dict[str, Any]:
     envelope = copy.deepcopy(envelope_schema())
-    result = {k: v for k, v in result_schema(tool).items() if k != "$schema"}
-    envelope["properties"]["result"] = result
+    envelope["properties"]["result"] = {k: copy.deepcopy(v) for k, v in result.items() if k != "$schema"}
     return envelope
+
+
+def success_envelope_schema(tool: str) -> dict[str, Any]:
+    """The envelope of a successful call, with ``result`` narrowed to the tool's full PRD result schema."""
+    return _narrowed(result_schema(tool))
+
+
+def _cheap_track_lists(node: Any) -> Any:
+    """The PRD schema with every array of ``SpotifyTrackId`` items published as a plain array."""
+    if isinstance(node, dict):
+        items = node.get("items")
+        if node.get("type") == "array" and isinstance(items, dict) and items.get("$ref") == _TRACK_ID_REF:
+            kept = {k: _cheap_track_lists(v) for k, v in node.items() if k != "items"}
+            return {**kept, "description": TRACK_IDS_DESCRIPTION}
+        return {k: _cheap_track_lists(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_cheap_track_lists(v) for v in node]
+    return node
+
+
+@cache
+def _published_result(tool: str) -> dict[str, Any]:
+    return _inline(_cheap_track_lists(_load(f"{tool}.result")), _common_defs())
+
+
+def published_output_schema(tool: str) -> dict[str, Any]:
+    """The ``outputSchema`` a tool publishes: the success envelope with a result schema every PRD result
+    satisfies, without per-item checks on track-ID arrays (see the module docstring). Self-contained:
+    its only ``$ref`` (``#/$defs/ErrorObject``) resolves within the document."""
+    return _narrowed(_published_result(tool))
 
 
 def seed_profile() -> dict[str, Any]:

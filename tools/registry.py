@@ -19,7 +19,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp_types import CallToolResult, ToolAnnotations
 
-from models.schema_files import input_schema, success_envelope_schema
+from models.schema_files import input_schema, published_output_schema
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.auth import Principal, RateLimiter, authenticated, authorize
 from service.memory import MemoryService
@@ -149,7 +149,7 @@ def build_tool(spec: ToolSpec, provide: ServiceProvider, style: NameStyle, polic
             idempotent_hint=spec.idempotent,
             open_world_hint=False,
         ),
-        published_output_schema=success_envelope_schema(spec.prd_name),
+        published_output_schema=published_output_schema(spec.prd_name),
     )
 
 

@@ -2,7 +2,10 @@
 
 Each test drives realistic calls through the MCP client and validates the whole envelope against
 ``memory.tool.response.json`` and ``result`` against ``<tool>.result.json`` (common ``$ref``s
-resolved from ``memory.common.json``), with ``date-time`` and ``uuid`` really checked.
+resolved from ``memory.common.json``), with ``date-time`` and ``uuid`` really checked; and the same
+envelope against the output schema the tool published in ``tools/list``, the way a strict MCP client
+checks it (metaschema check, no registry). The published schema is looser than the PRD's on track-ID
+arrays (``models/schema_files.py``), so both checks are needed.
 """
 
 from __future__ import annotations
@@ -13,10 +16,17 @@ from typing import Any
 from service.settings import Settings
 from tests.support import connected, playlist, track
 from tests.tools.contract import assert_valid_success, errors_of, result_validator, wire
+from tests.tools.published import PublishedSchemas, published_schemas
 
 
 async def ok(call: Any, prd_name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return assert_valid_success(prd_name, await call(wire(prd_name), arguments))
+    envelope = await call(wire(prd_name), arguments)
+    published: PublishedSchemas | None = getattr(call, "published", None)
+    if published is None:
+        published = call.published = await published_schemas(call.client)
+    problem = published.problem(wire(prd_name), envelope)
+    assert problem is None, f"{prd_name}: envelope does not validate against the published output schema: {problem}"
+    return assert_valid_success(prd_name, envelope)
 
 
 # --- one test per tool ----------------------------------------------------------------------
@@ -245,3 +255,22 @@ async def test_delete_user_data_result(settings: Settings) -> None:
         again = await ok(call, "memory.delete_user_data", {"user_id": 4, "confirm": True})
     assert deleted["user_id"] == 4 and deleted["deleted"] is True
     assert again["deleted"] is True
+
+
+async def test_ops_audit_result(settings: Settings) -> None:
+    async with connected(settings) as call:
+        empty = await ok(call, "ops.audit", {"user_id": 1})
+        await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["jazz"]}})
+        await call.ok("memory_log_playlist_create", {
+            "user_id": 1, "playlist_id": playlist(1), "name": "A", "track_ids": [track(1)],
+        })
+        await call.ok("memory_log_playlist_mutation", {
+            "user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": [track(2)]},
+        })
+        everyone = await ok(call, "ops.audit", {"limit": 500})
+        one_playlist = await ok(call, "ops.audit", {"user_id": 1, "playlist_id": playlist(1), "limit": 1})
+        if one_playlist.get("next_cursor"):
+            await ok(call, "ops.audit", {"user_id": 1, "playlist_id": playlist(1), "cursor": one_playlist["next_cursor"]})
+    assert empty["entries"] == []
+    if not settings.mongodb_uri:  # on MongoDB the change-stream watcher writes the entries a moment later
+        assert len(everyone["entries"]) >= 3
