@@ -256,6 +256,22 @@ class AuditStreamState(Document):
         name = "audit_state"
 
 
+class UserStats(Document):
+    """Counters of one user kept by the write path (``ops.list_users`` reads these, not the
+    records); derived data: re-counted from the records at start-up and after an import, never
+    exported."""
+
+    id: int = Field(alias="_id")  # type: ignore[assignment]
+    user_id: int
+    playlist_count: int = 0
+    preference_event_count: int = 0
+    profile_version: int = 0
+    updated_at: datetime | None = None
+
+    class Settings:
+        name = "user_stats"
+
+
 DOCUMENT_MODELS: list[type[Document]] = [
     ProfileDocument,
     PreferenceEventDocument,
@@ -265,4 +281,5 @@ DOCUMENT_MODELS: list[type[Document]] = [
     ListingCursor,
     AuditEntry,
     AuditStreamState,
+    UserStats,
 ]

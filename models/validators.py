@@ -61,4 +61,14 @@ VALIDATORS: dict[str, dict[str, Any]] = {
         "required": ["user_id", "scope", "key", "request_hash"],
         "properties": {"user_id": _INT | {"minimum": 1}, "scope": {"enum": ["create", "mutation"]}},
     },
+    "user_stats": {
+        "bsonType": "object",
+        "required": ["user_id"],
+        "properties": {
+            "user_id": _INT | {"minimum": 1},
+            "playlist_count": _INT | {"minimum": 0},
+            "preference_event_count": _INT | {"minimum": 0},
+            "profile_version": _INT | {"minimum": 0},
+        },
+    },
 }

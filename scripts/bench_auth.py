@@ -34,6 +34,7 @@ from service.audit.origin import CallOrigin, acting_as, new_request_id  # noqa: 
 from service.auth import TokenStore  # noqa: E402
 from service.memory import MemoryService  # noqa: E402
 from service.settings import Settings  # noqa: E402
+from service.audit import record_audit_on_write_path  # noqa: E402
 from service.storage import open_database  # noqa: E402
 from service.storage.embedded import _mock_collection  # noqa: E402
 from service.timeutil import utc_now  # noqa: E402
@@ -106,6 +107,7 @@ def verify_rows(work: Path) -> list[tuple[str, float]]:
 async def in_process(measure: Callable[[MemoryService], Awaitable[Any]]) -> Any:
     with tempfile.TemporaryDirectory() as data_dir:
         async with open_database(Settings(data_dir=Path(data_dir))) as db:
+            record_audit_on_write_path(db)
             return await measure(MemoryService(db, Settings(data_dir=Path(data_dir))))
 
 

@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service.audit import record_audit_on_write_path
 from service.audit.watcher import watching_audit
 from service.auth import RateLimiter, TokenStore
 from service.memory import MemoryService
@@ -49,6 +50,7 @@ class ServiceHolder:
 @contextlib.asynccontextmanager
 async def running_service(settings: Settings, holder: ServiceHolder) -> AsyncIterator[MemoryService]:
     async with open_database(settings) as db:
+        record_audit_on_write_path(db)
         service = MemoryService(db, settings)
         rebuilt = await service.recover()
         if rebuilt:

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any, ParamSpec, TypeVar
 
-from service import export, users
+from service import export, user_stats, users
 from service.audit.trail import list_entries
 from service.idempotency import request_hash
 from service.limits import require_at_most
@@ -36,7 +36,7 @@ def unit_of_work(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]
         try:
             return await method(*args, **kwargs)
         finally:
-            args[0]._db.commit()  # type: ignore[attr-defined]
+            await args[0]._db.commit_async()  # type: ignore[attr-defined]
 
     return committed
 
@@ -56,7 +56,11 @@ class MemoryService:
 
     @unit_of_work
     async def recover(self) -> int:
-        return await roll_forward_all(self._db, self._writer.caps)
+        """Start-up: roll playlist documents forward, then make the per-user counters agree with
+        the records (a crash can leave a counter one bump behind its commit point)."""
+        rebuilt = await roll_forward_all(self._db, self._writer.caps)
+        await user_stats.recount_all(self._db)
+        return rebuilt
 
     async def build_search_index(self) -> tuple[int, float]:
         """Start-up, after recovery: (entries indexed, seconds); nothing to build on real MongoDB."""
@@ -72,6 +76,7 @@ class MemoryService:
         require_at_most(patch, self.settings.max_profile_bytes, "patch", "the patch")
         require_at_most(reason, self.settings.max_payload_bytes, "reason", "the reason")
         view = await self._profiles.update(user_id, patch, reason, source, create_if_missing)
+        await user_stats.note_profile(self._db, user_id, view["version"], view["updated_at"])
         self._search.profile_changed(user_id, view)
         return view
 
@@ -81,6 +86,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         require_at_most(payload, self.settings.max_payload_bytes, "payload", "the payload")
         result = await self._profiles.append_event(user_id, event_type, payload, source, timestamp)
+        await user_stats.count_preference_event(self._db, user_id)
         self._search.event_appended(user_id, {
             "_id": result["event_id"], "type": event_type, "source": source, "payload": payload,
             "timestamp": result["timestamp"],
@@ -149,13 +155,14 @@ class MemoryService:
     @unit_of_work
     async def import_user_data(self, parts: list[dict[str, Any]], user_id: int) -> dict[str, int]:
         counts = await import_user(self._db, parts, user_id, self._writer.caps)
+        await user_stats.recount(self._db, user_id)
         await self._search.user_reloaded(user_id)
         return counts
 
     async def delete_user_data(self, user_id: int) -> dict[str, Any]:
         await self._delete_user(user_id)
         # Only once the delete is committed: the checkpoint then overwrites the old page images.
-        self._db.scrub()
+        await self._db.scrub()
         return {"user_id": user_id, "deleted_at": utc_now(), "deleted": True}
 
     @unit_of_work

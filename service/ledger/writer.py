@@ -38,6 +38,7 @@ from service.ledger.state import PlaylistState, apply_event, check_payload_shape
 from service.settings import Settings
 from service.storage import Database, DuplicateDocument
 from service.timeutil import utc_now
+from service.user_stats import count_playlist_created
 
 MAX_ATTEMPTS = 64
 
@@ -93,6 +94,7 @@ class LedgerWriter:
                 "this playlist is already logged; log changes with memory.log_playlist_mutation",
                 {"field": "playlist_id"},
             ) from None
+        await count_playlist_created(self._db, user_id)
         await self._project(user_id, playlist_id, rebuild_head(self._db, user_id, playlist_id, self.caps))
         return create_result(bucket)
 

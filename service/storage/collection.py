@@ -6,8 +6,9 @@ documents; pymongo's errors become the service's own so no driver detail reaches
 
 from __future__ import annotations
 
+import asyncio
 import uuid
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from pymongo import ReturnDocument
@@ -16,7 +17,8 @@ from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
 from service.errors import InvalidArgument, StorageUnavailable
 
-MarkDirty = Callable[[str, Any], None]
+# (collection, _id, the top-level fields changed or None for the whole document)
+MarkDirty = Callable[[str, Any, Iterable[str] | None], None]
 # Called after each applied write with an event shaped like a MongoDB change event, so the
 # embedded engine can derive audit entries exactly as the change-stream watcher does.
 OnChange = Callable[[dict[str, Any]], Awaitable[None]]
@@ -26,6 +28,11 @@ class DuplicateDocument(Exception):
     """A unique index (or ``_id``) refused the write: another writer got there first."""
 
 
+def changed_fields(update: Mapping[str, Any]) -> set[str]:
+    """The top-level fields an update document (``$set``, ``$push``, ``$inc``…) can change."""
+    return {path.split(".", 1)[0] for operation in update.values() for path in operation}
+
+
 def _document_id(filter_: Mapping[str, Any]) -> Any:
     if "_id" not in filter_ or isinstance(filter_["_id"], Mapping):
         raise ValueError("writes must name the document by _id")
@@ -33,15 +40,20 @@ def _document_id(filter_: Mapping[str, Any]) -> Any:
 
 
 class TrackedCollection:
-    def __init__(self, motor_collection: Any, mark_dirty: MarkDirty, on_change: OnChange | None = None) -> None:
+    def __init__(self, motor_collection: Any, mark_dirty: MarkDirty, on_change: OnChange | None = None,
+                 in_process: bool = False) -> None:
         self._collection = motor_collection
         self._mark_dirty = mark_dirty
-        self._on_change = on_change
+        self.on_change = on_change
         self.name: str = motor_collection.name
+        # The embedded engine answers without ever suspending: each call yields to the event loop
+        # once, as a network round trip would, so long work (an export, a delete) interleaves
+        # with other sessions instead of stalling them.
+        self._in_process = in_process
 
     async def _changed(self, operation: str, doc_id: Any, document: Mapping[str, Any] | None = None,
                        updated: Mapping[str, Any] | None = None) -> None:
-        if self._on_change is None:
+        if self.on_change is None:
             return
         # Like a real change event, each has its own id (an unstamped change is keyed by it).
         change: dict[str, Any] = {"_id": {"_data": uuid.uuid4().hex}, "operationType": operation,
@@ -50,9 +62,11 @@ class TrackedCollection:
             change["fullDocument"] = document
         if updated is not None:
             change["updateDescription"] = {"updatedFields": dict(updated)}
-        await self._on_change(change)
+        await self.on_change(change)
 
     async def _run(self, operation: Any) -> Any:
+        if self._in_process:
+            await asyncio.sleep(0)
         try:
             return await operation
         except DuplicateKeyError as exc:
@@ -91,7 +105,7 @@ class TrackedCollection:
         try:
             await self._run(self._collection.insert_one(document))
         finally:
-            self._mark_dirty(self.name, doc_id)
+            self._mark_dirty(self.name, doc_id, None)
         await self._changed("insert", doc_id, document)
 
     async def update_one(self, filter_: Mapping[str, Any], update: Mapping[str, Any], upsert: bool = False) -> int:
@@ -100,7 +114,7 @@ class TrackedCollection:
         try:
             result = await self._run(self._collection.update_one(filter_, update, upsert=upsert))
         finally:
-            self._mark_dirty(self.name, doc_id)
+            self._mark_dirty(self.name, doc_id, None if upsert else changed_fields(update))
         applied = result.matched_count + (1 if result.upserted_id is not None else 0)
         if applied:
             await self._changed("update", doc_id, updated=update.get("$set", {}))
@@ -117,7 +131,7 @@ class TrackedCollection:
                 )
             )
         finally:
-            self._mark_dirty(self.name, doc_id)
+            self._mark_dirty(self.name, doc_id, None if upsert else changed_fields(update))
         if after is not None:
             await self._changed("update", doc_id, updated=update.get("$set", {}))
         return after
@@ -133,7 +147,7 @@ class TrackedCollection:
                 raise
             return False
         finally:
-            self._mark_dirty(self.name, doc_id)
+            self._mark_dirty(self.name, doc_id, None)
         await self._changed("replace", doc_id, document)
         return True
 
@@ -145,5 +159,5 @@ class TrackedCollection:
             result = await self._run(self._collection.delete_many({"_id": {"$in": ids}}))
         finally:
             for doc_id in ids:
-                self._mark_dirty(self.name, doc_id)
+                self._mark_dirty(self.name, doc_id, None)
         return result.deleted_count

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,11 +13,9 @@ from pymongo.errors import PyMongoError
 
 from models.documents import DOCUMENT_MODELS
 from models.validators import VALIDATORS
-from service.audit.entries import AUDITED
-from service.audit.trail import write_path_recorder
 from service.errors import StorageUnavailable
 from service.settings import Settings
-from service.storage.collection import TrackedCollection
+from service.storage.collection import OnChange, TrackedCollection
 from service.storage.embedded import EmbeddedEngine
 
 log = logging.getLogger(__name__)
@@ -34,21 +32,37 @@ class Database:
     cursors: TrackedCollection
     audit_log: TrackedCollection
     audit_state: TrackedCollection
+    user_stats: TrackedCollection
     _raw_database: Any = field(repr=False)
     _embedded: EmbeddedEngine | None = field(default=None, repr=False)
 
     def commit(self) -> None:
-        """Make every write so far durable before the caller is answered (embedded store).
+        """Make every write so far durable, blocking the loop (bulk loaders, shutdown).
 
         Real MongoDB acknowledges each write with ``w: majority`` and the journal already."""
         if self._embedded is not None:
             self._embedded.commit()
 
-    def scrub(self) -> None:
+    async def commit_async(self) -> None:
+        """Make every write so far durable before the caller is answered (embedded store), with
+        the disk work off the event loop."""
+        if self._embedded is not None:
+            await self._embedded.commit_async()
+
+    async def scrub(self) -> None:
         """After a hard delete: leave no copy of deleted data in the embedded store's files.
         (Real MongoDB reclaims deleted documents' space itself.)"""
         if self._embedded is not None:
-            self._embedded.scrub()
+            await self._embedded.scrub()
+
+    def observe_writes(self, on_change: OnChange, collections: Iterable[str]) -> None:
+        """Call ``on_change`` after each write to these collections (by name), within the same
+        unit of work: how app assembly wires the embedded engine's write-path audit in."""
+        names = set(collections)
+        for collection in (self.profiles, self.preference_events, self.playlists, self.history,
+                           self.idempotency, self.cursors, self.audit_state, self.user_stats):
+            if collection.name in names:
+                collection.on_change = on_change
 
     async def ping(self) -> bool:
         try:
@@ -75,15 +89,16 @@ async def _apply_validators(database: Any) -> None:
             log.warning("could not apply validator to %s: %s", name, exc)
 
 
-# mongomock enforces a unique index by scanning the whole collection on every insert, so a
-# playlist write got slower with every playlist stored. These two keys are also encoded in the
-# documents' deterministic _id (service/ledger/keys.py), which mongomock checks in O(1): on the
-# embedded engine the _id alone keeps them unique. Real MongoDB keeps (and uses) both indexes.
-_REDUNDANT_UNIQUE = {"playlists": "user_playlist", "playlist_history": "user_playlist_seq"}
+# mongomock enforces a unique index by scanning on every insert, so a playlist write got slower
+# with every playlist stored. These two keys are also encoded in the documents' deterministic _id
+# (service/ledger/keys.py), which mongomock checks in O(1): on the embedded engine the _id alone
+# keeps them unique. And mongomock honours a TTL index by scanning the collection on every access;
+# the listing deletes a user's expired cursors itself. Real MongoDB keeps (and uses) all three.
+_NOT_EMBEDDED = {"playlists": "user_playlist", "playlist_history": "user_playlist_seq", "listing_cursors": "expiry"}
 
 
-async def _drop_redundant_unique_indexes(database: Any) -> None:
-    for collection, index in _REDUNDANT_UNIQUE.items():
+async def _drop_scanning_indexes(database: Any) -> None:
+    for collection, index in _NOT_EMBEDDED.items():
         if index in await database[collection].index_information():
             await database[collection].drop_index(index)
 
@@ -112,15 +127,10 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
         if settings.mongodb_uri:
             await _apply_validators(raw)
         else:
-            await _drop_redundant_unique_indexes(raw)
-
-        audit_log = TrackedCollection(raw["audit_log"], mark_dirty)
-        # Real MongoDB: the change-stream watcher writes the audit log (service/audit/watcher.py);
-        # embedded: the write path does, in the same unit of work as the change.
-        on_change = None if settings.mongodb_uri else write_path_recorder(audit_log)
+            await _drop_scanning_indexes(raw)
 
         def tracked(name: str) -> TrackedCollection:
-            return TrackedCollection(raw[name], mark_dirty, on_change if name in AUDITED else None)
+            return TrackedCollection(raw[name], mark_dirty, in_process=embedded is not None)
 
         yield Database(
             engine="mongodb" if settings.mongodb_uri else "embedded",
@@ -130,8 +140,9 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             history=tracked("playlist_history"),
             idempotency=tracked("idempotency"),
             cursors=tracked("listing_cursors"),
-            audit_log=audit_log,
+            audit_log=tracked("audit_log"),
             audit_state=tracked("audit_state"),
+            user_stats=tracked("user_stats"),
             _raw_database=raw,
             _embedded=embedded,
         )
@@ -142,5 +153,5 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             client.close()
 
 
-def _ignore_dirty(collection: str, doc_id: Any) -> None:
+def _ignore_dirty(collection: str, doc_id: Any, fields: Iterable[str] | None) -> None:
     return None

@@ -2,41 +2,35 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from mongomock.collection import Collection as MockCollection
-from mongomock.filtering import filter_applies
 from mongomock_motor import AsyncMongoMockClient
 
-from service.storage.journal import Journal
+import service.storage.mongomock_tuning  # noqa: F401  (indexed lookups, cheap copies)
+from service.storage.journal import DocumentWrite, Journal
 from service.storage.lockfile import DataDirLock
-
-_scan_documents = MockCollection._iter_documents
-
-
-def _iter_documents_by_id(self: MockCollection, filter_: Any) -> Iterator[dict] | Any:
-    # mongomock scans every document for every query; a lookup by plain _id (how the service
-    # reads and writes single documents) goes straight to the stored document instead.
-    if isinstance(filter_, dict) and "_id" in filter_:
-        key = filter_["_id"]
-        if isinstance(key, str | int) and not isinstance(key, bool):
-            document = self._store._documents.get(key)
-            found = document is not None and filter_applies(filter_, document)
-            return iter([document] if found else [])
-    return _scan_documents(self, filter_)
-
-
-MockCollection._iter_documents = _iter_documents_by_id
 
 
 def _mock_collection(client: AsyncMongoMockClient, database: str, name: str) -> MockCollection:
     return client[database][name]._AsyncMongoMockCollection__collection
 
 
+# Whole document (insert, replace, delete) rather than named fields.
+ALL_FIELDS = None
+
+
 class EmbeddedEngine:
-    """Owns the in-process client, the data-directory lock and the journal."""
+    """Owns the in-process client, the data-directory lock and the journal.
+
+    SQLite work runs on one writer thread, in commit order, so a call waiting for its commit
+    leaves the event loop free for every other session; what a commit stores is encoded on the
+    loop at one instant (no coroutine runs meanwhile), so it is a consistent state.
+    """
 
     def __init__(self, data_dir: Path, database: str, journal: bool) -> None:
         self.data_dir = data_dir
@@ -45,7 +39,12 @@ class EmbeddedEngine:
         self._lock = DataDirLock(data_dir)
         self._journal: Journal | None = None
         self._use_journal = journal
-        self._dirty: set[tuple[str, Any]] = set()
+        # (collection, _id) -> the fields changed since the last commit, or ALL_FIELDS.
+        self._dirty: dict[tuple[str, Any], set[str] | None] = {}
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
+        # The newest write handed to the thread: a call whose changes an earlier commit already
+        # took must still wait until they are on disk before it is answered.
+        self._last_write: Future[None] | None = None
 
     def open(self) -> int:
         """Lock the directory and load every journalled document; return how many."""
@@ -61,40 +60,81 @@ class EmbeddedEngine:
             loaded += 1
         return loaded
 
-    def mark_dirty(self, collection: str, doc_id: Any) -> None:
-        self._dirty.add((collection, doc_id))
+    def mark_dirty(self, collection: str, doc_id: Any, fields: Iterable[str] | None = ALL_FIELDS) -> None:
+        key = (collection, doc_id)
+        if fields is ALL_FIELDS:
+            self._dirty[key] = ALL_FIELDS
+        elif key not in self._dirty:
+            self._dirty[key] = set(fields)
+        elif self._dirty[key] is not ALL_FIELDS:
+            self._dirty[key].update(fields)  # type: ignore[union-attr]
+
+    def _take_dirty(self) -> tuple[dict[tuple[str, Any], set[str] | None], list[Any]]:
+        """Claim every change since the last commit and encode it as of now."""
+        dirty, self._dirty = self._dirty, {}
+        writes = []
+        for (name, doc_id), fields in dirty.items():
+            document = _mock_collection(self.client, self.database, name)._store._documents.get(doc_id)
+            writes.append(DocumentWrite(name, doc_id, document, None if fields is None else frozenset(fields)))
+        return dirty, Journal.encode(writes)
+
+    def _restore_dirty(self, dirty: dict[tuple[str, Any], set[str] | None]) -> None:
+        for (name, doc_id), fields in dirty.items():
+            self.mark_dirty(name, doc_id, fields)
+
+    def _submit(self) -> tuple[Future[None] | None, dict[tuple[str, Any], set[str] | None]]:
+        """Hand every change since the last commit to the writer thread (one SQLite transaction).
+        Returns the newest write, which completes after every earlier one, and what it claimed."""
+        if self._journal is None:
+            self._dirty.clear()
+            return None, {}
+        claimed: dict[tuple[str, Any], set[str] | None] = {}
+        if self._dirty:
+            claimed, encoded = self._take_dirty()
+            self._last_write = self._writer.submit(self._journal.write, encoded)
+        return self._last_write, claimed
+
+    def _failed(self, write: Future[None], claimed: dict[tuple[str, Any], set[str] | None]) -> None:
+        # The changes stay pending for the next commit; a later call does not inherit the failure.
+        self._restore_dirty(claimed)
+        if self._last_write is write:
+            self._last_write = None
 
     def commit(self) -> None:
-        """Write every document changed since the last commit, in one SQLite transaction.
-
-        Synchronous on purpose: no other coroutine runs while the state is read, so what is
-        committed is the in-memory state at one instant.
-        """
-        if self._journal is None or not self._dirty:
-            self._dirty.clear()
+        """Make every change so far durable, blocking (bulk loaders and shutdown)."""
+        write, claimed = self._submit()
+        if write is None:
             return
-        dirty, self._dirty = self._dirty, set()
-        upserts: list[tuple[str, dict]] = []
-        deletes: list[tuple[str, Any]] = []
-        for name, doc_id in dirty:
-            document = _mock_collection(self.client, self.database, name)._store._documents.get(doc_id)
-            if document is None:
-                deletes.append((name, doc_id))
-            else:
-                upserts.append((name, document))
         try:
-            self._journal.write(upserts, deletes)
+            write.result()
         except BaseException:
-            self._dirty |= dirty
+            self._failed(write, claimed)
             raise
 
-    def scrub(self) -> None:
+    async def commit_async(self) -> None:
+        """Make every change so far durable; the caller waits, the event loop does not."""
+        write, claimed = self._submit()
+        if write is None:
+            return
+        try:
+            await asyncio.shield(asyncio.wrap_future(write))
+        except BaseException:
+            if write.done():
+                self._failed(write, claimed)
+            elif claimed:  # cancelled while SQLite writes: if that write fails, keep the changes
+                loop = asyncio.get_running_loop()
+                write.add_done_callback(
+                    lambda w: w.exception() and loop.call_soon_threadsafe(self._failed, w, claimed))
+            raise
+
+    async def scrub(self) -> None:
         if self._journal is not None:
-            self._journal.scrub()
+            await asyncio.wrap_future(self._writer.submit(self._journal.scrub))
 
     def close(self) -> None:
         if self._journal is not None:
             self.commit()
+            self._writer.shutdown(wait=True)
             self._journal.close()
             self._journal = None
         self._lock.release()

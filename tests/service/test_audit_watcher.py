@@ -28,6 +28,7 @@ from service.audit.watcher import CLOCK_SKEW_MARGIN, STATE_ID, AuditWatcher, pip
 from service.errors import StorageUnavailable
 from service.memory import MemoryService
 from service.settings import Settings
+from service.audit import record_audit_on_write_path
 from service.storage import Database, open_database
 from service.timeutil import format_iso, utc_now
 from tests.conftest import make_settings
@@ -47,6 +48,7 @@ async def store(tmp_path: Path) -> AsyncIterator[tuple[Database, Settings]]:
     # snapshot_every=2 with no size condition: the second mutation of a playlist opens a bucket.
     settings = make_settings("embedded", tmp_path / "data", snapshot_every=2, snapshot_min_event_share=0.0)
     async with open_database(settings) as db:
+        record_audit_on_write_path(db)
         yield db, settings
 
 

@@ -1,0 +1,208 @@
+"""What makes mongomock fit to be the embedded engine: indexed lookups and cheap copies.
+
+mongomock answers every query by scanning the whole collection and deep-copies documents on
+every read and update, so a call's cost grew with every other user's data and with the size of a
+playlist. Three changes, applied once at import, keep its semantics and remove those costs:
+
+* a plain ``_id`` lookup goes straight to the stored document;
+* a filter with a top-level ``user_id`` equality visits only that user's documents, through a
+  per-user index kept by the collection store itself (so every path that writes the store —
+  inserts, updates, upserts, deletes, loading the journal — keeps it exact);
+* copies treat strings, numbers and dates as the immutable values they are: a list of 5,000 track
+  IDs is copied as a list, not element by element through ``copy.deepcopy``'s dispatch.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import OrderedDict
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import mongomock.collection as mock_collection
+import mongomock.helpers as mock_helpers
+from bson import Decimal128, Int64, ObjectId
+from mongomock.collection import Collection as MockCollection
+from mongomock.filtering import filter_applies
+from mongomock.store import CollectionStore
+
+_ATOMS = frozenset({str, int, float, bool, type(None), bytes, datetime, ObjectId, Decimal128, Int64})
+
+
+def fast_deepcopy(value: Any, memo: Any = None) -> Any:
+    """``copy.deepcopy`` for BSON-shaped values; anything unusual goes to the real one."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        return {k: fast_deepcopy(v) for k, v in value.items()}
+    if kind is OrderedDict:  # what mongomock stores after an upsert or a replace
+        return OrderedDict((k, fast_deepcopy(v)) for k, v in value.items())
+    if kind is list:
+        if set(map(type, value)) <= _ATOMS:  # C-level scan: track-id lists copy in microseconds
+            return value.copy()
+        return [fast_deepcopy(v) for v in value]
+    return copy.deepcopy(value, memo)
+
+
+class _CopyModule:
+    """Stands in for the ``copy`` module inside mongomock.collection."""
+
+    deepcopy = staticmethod(fast_deepcopy)
+
+    @staticmethod
+    def copy(value: Any) -> Any:
+        return value if type(value) in _ATOMS else copy.copy(value)
+
+
+def _copy_field(obj: Any, container: type) -> Any:
+    if container is dict:
+        return fast_deepcopy(obj)
+    if isinstance(obj, list):
+        return [_copy_field(item, container) for item in obj]
+    if isinstance(obj, dict):
+        new = container()
+        for key, value in obj.items():
+            new[key] = _copy_field(value, container)
+        return new
+    return _CopyModule.copy(obj)
+
+
+_patch_datetimes = mock_helpers.patch_datetime_awareness_in_document
+_NO_DATES = _ATOMS - {datetime}
+
+
+def _patch_datetime_awareness(value: Any) -> Any:
+    """mongomock walks every value written or queried to truncate dates to milliseconds; a list
+    without dates (track IDs) needs no walk."""
+    kind = type(value)
+    if kind in _NO_DATES:
+        return value
+    if kind is list or kind is tuple:
+        if set(map(type, value)) <= _NO_DATES:
+            return list(value)
+        return [_patch_datetime_awareness(item) for item in value]
+    if kind is dict:
+        return {k: _patch_datetime_awareness(v) for k, v in value.items()}
+    return _patch_datetimes(value)
+
+
+def _dates_made_aware(value: Any) -> Any:
+    """What a ``tz_aware`` client returns: dates tagged UTC. It is applied to the cursor's own
+    copies, so a list without dates is handed on as it is."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _dates_made_aware(v) for k, v in value.items()}
+    if kind is list or kind is tuple:
+        if set(map(type, value)) <= _NO_DATES:
+            return value
+        return [_dates_made_aware(item) for item in value]
+    if kind is datetime:
+        return value.replace(tzinfo=UTC)
+    return _make_aware(value)
+
+
+_make_aware = mock_helpers.make_datetime_timezone_aware_in_document
+
+
+# --- the per-user index, kept by the store --------------------------------------------------
+
+def _user_key(document: Any) -> int | None:
+    user = document.get("user_id") if isinstance(document, dict) else None
+    return user if type(user) is int else None
+
+
+def _by_user(store: CollectionStore) -> dict[int, dict[Any, None]]:
+    index = store.__dict__.get("_by_user")
+    if index is None:
+        index = store.__dict__["_by_user"] = {}
+        for key, document in store._documents.items():
+            user = _user_key(document)
+            if user is not None:
+                index.setdefault(user, {})[key] = None
+    return index
+
+
+_store_set = CollectionStore.__setitem__
+_store_del = CollectionStore.__delitem__
+_store_drop = CollectionStore.drop
+
+
+def _unindex(store: CollectionStore, key: Any) -> None:
+    previous = store._documents.get(key)
+    user = _user_key(previous)
+    if user is not None:
+        keys = _by_user(store).get(user)
+        if keys is not None:
+            keys.pop(key, None)
+            if not keys:
+                del _by_user(store)[user]
+
+
+def _indexed_set(self: CollectionStore, key: Any, value: Any) -> None:
+    _unindex(self, key)
+    _store_set(self, key, value)
+    user = _user_key(value)
+    if user is not None:
+        _by_user(self).setdefault(user, {})[key] = None
+
+
+def _indexed_del(self: CollectionStore, key: Any) -> None:
+    _unindex(self, key)
+    _store_del(self, key)
+
+
+def _indexed_drop(self: CollectionStore) -> None:
+    _store_drop(self)
+    self.__dict__.pop("_by_user", None)
+
+
+def user_documents(store: CollectionStore, user_id: int) -> Iterator[dict]:
+    """The stored documents of one user, in insertion order."""
+    documents = store._documents
+    for key in list(_by_user(store).get(user_id, ())):
+        document = documents.get(key)
+        # An update in place can move a document to another user (the service never does); the
+        # filter below still decides, so a stale entry can only cost a lookup, never a wrong row.
+        if document is not None:
+            yield document
+
+
+def _iter_documents(self: MockCollection, filter_: Any) -> Iterator[dict] | Any:
+    if isinstance(filter_, dict):
+        store = self._store
+        key = filter_.get("_id")
+        if isinstance(key, str | int) and not isinstance(key, bool):
+            document = store._documents.get(key)
+            found = document is not None and filter_applies(filter_, document)
+            return iter([document] if found else [])
+        if isinstance(key, dict) and key.keys() == {"$in"} and isinstance(key["$in"], list | tuple):
+            rest = {k: v for k, v in filter_.items() if k != "_id"}
+            found = (store._documents.get(k) for k in dict.fromkeys(key["$in"]) if isinstance(k, str | int))
+            return iter([d for d in found if d is not None and filter_applies(rest, d)])
+        user = filter_.get("user_id")
+        if type(user) is int:
+            store._remove_expired_documents()
+            return (d for d in list(user_documents(store, user)) if filter_applies(filter_, d))
+    return _scan_documents(self, filter_)
+
+
+_scan_documents = MockCollection._iter_documents
+
+
+def _install() -> None:
+    if getattr(CollectionStore, "_taste_memory_tuned", False):
+        return
+    CollectionStore.__setitem__ = _indexed_set  # type: ignore[method-assign]
+    CollectionStore.__delitem__ = _indexed_del  # type: ignore[method-assign]
+    CollectionStore.drop = _indexed_drop  # type: ignore[method-assign]
+    CollectionStore._taste_memory_tuned = True  # type: ignore[attr-defined]
+    MockCollection._iter_documents = _iter_documents  # type: ignore[method-assign]
+    mock_collection.copy = _CopyModule  # type: ignore[assignment]
+    mock_collection._copy_field = _copy_field
+    mock_helpers.patch_datetime_awareness_in_document = _patch_datetime_awareness
+    mock_helpers.make_datetime_timezone_aware_in_document = _dates_made_aware
+
+
+_install()
