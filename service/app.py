@@ -25,6 +25,7 @@ from service.audit import record_audit_on_write_path
 from service.audit.watcher import watching_audit
 from service.auth import RateLimiter, TokenStore
 from service.memory import MemoryService
+from service.loop_lag import watching_loop_lag
 from service.metrics import CONTENT_TYPE, ToolMetrics
 from service.settings import LOOPBACK_HOSTS, Settings
 from service.storage import open_database
@@ -164,6 +165,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
         async with running_service(settings, holder) as service, contextlib.AsyncExitStack() as stack:
             # Real MongoDB: the change-stream watcher writes the audit log (idle on embedded).
             await stack.enter_async_context(watching_audit(service.database))
+            await stack.enter_async_context(watching_loop_lag(metrics.loop_lag.observe))
             if anonymous is not None:
                 await stack.enter_async_context(mcp.session_manager.run())
                 await stack.enter_async_context(anonymous.run())

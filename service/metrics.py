@@ -1,5 +1,6 @@
-"""Prometheus metrics of tool calls: a latency histogram per tool and an error counter per tool
-and code. Labels name tools and codes only, never a user: ``/metrics`` is served without auth."""
+"""Prometheus metrics: a latency histogram per tool, an error counter per tool and code, and the
+event loop's lag. Labels name tools and codes only, never a user: ``/metrics`` is served without
+auth."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 
 # Tool calls take from well under a millisecond (in process) to seconds (a large export).
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+LAG_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
 
@@ -23,6 +25,11 @@ class ToolMetrics:
         self.errors = Counter(
             "taste_memory_tool_errors", "Tool calls answered with an error envelope.", ["tool", "code"],
             registry=self.registry,
+        )
+        self.loop_lag = Histogram(
+            "taste_memory_event_loop_lag_seconds",
+            "How late a 25 ms periodic sleep woke up: time every session waited for the event loop.",
+            buckets=LAG_BUCKETS, registry=self.registry,
         )
 
     def observe(self, tool: str, seconds: float, error_code: str | None) -> None:
