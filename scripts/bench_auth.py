@@ -29,7 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mcp.client.client import Client  # noqa: E402
 from mcp.client.sse import sse_client  # noqa: E402
 
-from bench import HOST, _answers_ready, client_caller, free_port, http_server, pct, timed  # noqa: E402
+from benchmarks.calling import client_caller, timed  # noqa: E402
+from benchmarks.constants import HOST  # noqa: E402
+from benchmarks.processes import answers_ready, free_port, http_server  # noqa: E402
+from benchmarks.report import pct  # noqa: E402
 from service.audit.origin import CallOrigin, acting_as, new_request_id  # noqa: E402
 from service.auth import TokenStore  # noqa: E402
 from service.memory import MemoryService  # noqa: E402
@@ -53,7 +56,7 @@ def serve(data_dir: Path, work: Path) -> Any:
             "--data-dir", str(data_dir)]
     # The limiter stays on (its check is part of the cost) but far above this sequential client.
     limits = {"MEMORY_RATE_LIMIT_PER_MINUTE": "1000000", "MEMORY_RATE_LIMIT_BURST": "1000"}
-    return http_server(args, port, work / f"server-{port}.log", lambda: _answers_ready(port, "/readyz"), limits)
+    return http_server(args, port, work / f"server-{port}.log", lambda: answers_ready(port, "/readyz"), limits)
 
 
 async def sse_rows(calls: int, work: Path) -> list[tuple[str, list[float], list[float]]]:

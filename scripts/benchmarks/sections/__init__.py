@@ -1,0 +1,21 @@
+"""One module per group of tables; ``SECTIONS`` is the order of a full run (``--only`` picks)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from ..context import Run
+from . import bootstrap, durability, floor, ledger, load, peer, scale, search, startup, tools
+
+SECTIONS: dict[str, Callable[[Run], Awaitable[None]]] = {
+    "floor": floor.run,
+    "tools": tools.run,  # uses the floor's figures for its SSE-overhead table
+    "ledger": ledger.run,
+    "search": search.run,
+    "durability": durability.run,
+    "peer": peer.run,
+    "scale": scale.run,
+    "bootstrap": bootstrap.run,
+    "startup": startup.run,
+    "load": load.run,
+}
