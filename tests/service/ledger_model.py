@@ -69,6 +69,50 @@ def ref_apply(state: RefState, kind: str, payload: dict[str, Any]) -> RefState:
     raise AssertionError(kind)
 
 
+@dataclass(frozen=True)
+class Policy:
+    """When the ledger opens a new history bucket (with a snapshot), from the settings' documented
+    meaning: after ``every`` mutations once the events since the last snapshot carry
+    ``min_event_share`` of its length in track IDs (``MEMORY_SNAPSHOT_EVERY``,
+    ``MEMORY_SNAPSHOT_MIN_EVENT_SHARE``), and in any case beyond ``max_track_ids`` track IDs in a
+    bucket, snapshot included (``MEMORY_BUCKET_MAX_TRACK_IDS``). An event carries its payload's
+    track IDs, at least 1. The mutation that finds its bucket full opens the next one, and the
+    new bucket's snapshot is the state after that mutation."""
+
+    every: int
+    min_event_share: float
+    max_track_ids: int
+
+    @classmethod
+    def of(cls, overrides: dict[str, Any]) -> Policy:
+        return cls(overrides.get("snapshot_every", 10), overrides.get("snapshot_min_event_share", 0.1),
+                   overrides.get("bucket_max_track_ids", 100_000))
+
+
+def event_volume(payload: dict[str, Any]) -> int:
+    return max(1, len(payload.get("track_ids", ())))
+
+
+def predict_snapshots(policy: Policy, states: list[RefState], payloads: list[dict[str, Any]]) -> dict[int, str]:
+    """{seq: why} of every snapshot the ledger takes: 0 "create", then "count" or "size" ("size"
+    only where the count rule alone would not have sealed the bucket yet).
+
+    ``states[s]`` is the state after ``s`` accepted mutations (``states[0]`` the creation),
+    ``payloads[s - 1]`` the payload of mutation ``s``."""
+    snapshots = {0: "create"}
+    base, base_len, volume = 0, len(states[0].tracks), 0
+    for seq in range(1, len(states)):
+        events = seq - 1 - base  # events in the open bucket after its opening one
+        by_count = events >= policy.every - 1 and volume >= policy.min_event_share * base_len
+        by_size = base_len + volume >= policy.max_track_ids
+        if by_count or by_size:
+            snapshots[seq] = "count" if by_count else "size"
+            base, base_len, volume = seq, len(states[seq].tracks), 0
+        else:
+            volume += event_volume(payloads[seq - 1])
+    return snapshots
+
+
 def ms_to_iso(ms: int) -> str:
     """The service's output form: UTC, millisecond precision, ``Z``."""
     moment = EPOCH + timedelta(milliseconds=ms)

@@ -7,6 +7,14 @@ written with sub-millisecond noise and arbitrary UTC offsets. Some mutations are
 rejects; the model predicts the error code and that nothing changes. Then every read tool is
 checked against the model at many moments.
 
+Which mutations open a new history bucket (with a snapshot) is predicted exactly by
+``ledger_model.Policy`` and asserted in every example. In the "sized" configs the bucket limit is
+the smallest the settings accept and the playlists are long, so a bucket is sealed by size, before
+the count rule would seal it, in 40-50% of examples (``test_strategy_reaches_size_based_sealing``
+asserts at least a fifth; ``--hypothesis-show-statistics`` shows each run's share).
+Reconstruction is probed at every change's moment and the millisecond before it, so on both sides
+of each seal whose change has a moment of its own, and must replay from the nearest snapshot.
+
 Each example opens its own store (``settings_factory`` gives a new directory or database per
 call), so examples share nothing.
 """
@@ -17,33 +25,60 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, Phase, given, settings as hsettings, strategies as st
+from hypothesis import event as count_in_statistics
 
-from tests.service.ledger_model import RefState, Rejected, input_iso, iso_to_ms, ms_to_iso, ref_apply
+from tests.service.ledger_model import (
+    Policy,
+    RefState,
+    Rejected,
+    input_iso,
+    iso_to_ms,
+    ms_to_iso,
+    predict_snapshots,
+    ref_apply,
+)
 from tests.support import connected, playlist, track
 
 USER = 7
 PLAYLIST = playlist(42)
 BASE_MS = 1_700_000_000_000  # 2023-11-14
 
-# name -> (settings overrides, snapshot every N-th mutation exactly?)
-CONFIGS: dict[str, tuple[dict[str, Any], bool]] = {
-    "every3": (dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2, snapshot_min_event_share=0.0), True),
-    "every2": (dict(snapshot_every=2, recent_events_cap=2, recent_snapshots_cap=1, snapshot_min_event_share=0.0), True),
-    "every1": (dict(snapshot_every=1, recent_events_cap=1, recent_snapshots_cap=1, snapshot_min_event_share=0.0), True),
-    "sized": (
-        dict(
-            snapshot_every=3,
-            recent_events_cap=3,
-            recent_snapshots_cap=2,
-            snapshot_min_event_share=0.5,
-            bucket_max_track_ids=100,
-        ),
-        False,
+# name -> settings overrides. Every config's snapshots are predicted exactly (``Policy``); the
+# "sized" ones have the smallest bucket size the settings accept and draw long playlists and big
+# blocks, so buckets are sealed by size, before the count rule would seal them, in a good share of
+# examples (``test_strategy_reaches_size_based_sealing`` measures it).
+CONFIGS: dict[str, dict[str, Any]] = {
+    "every3": dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2, snapshot_min_event_share=0.0),
+    "every2": dict(snapshot_every=2, recent_events_cap=2, recent_snapshots_cap=1, snapshot_min_event_share=0.0),
+    "every1": dict(snapshot_every=1, recent_events_cap=1, recent_snapshots_cap=1, snapshot_min_event_share=0.0),
+    "sized": dict(
+        snapshot_every=3,
+        recent_events_cap=3,
+        recent_snapshots_cap=2,
+        snapshot_min_event_share=0.5,
+        bucket_max_track_ids=100,
     ),
-    "default_share": (dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2), False),
+    # The default count rule (every 10, share 0.1) with the smallest bucket: size decides.
+    "sized_default_count": dict(recent_events_cap=4, recent_snapshots_cap=2, bucket_max_track_ids=100),
+    "default_share": dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2),
 }
+SIZED = frozenset({"sized", "sized_default_count"})
+# Drawn with these weights: the sized configs in about 60% of examples (they have small caps too,
+# and every kind of change), so 40-50% of examples seal a bucket by size.
+CONFIG_DRAW = ["every3", "every2", "every1", "default_share", "sized", "sized",
+               "sized_default_count", "sized_default_count", "sized_default_count", "sized_default_count"]
+SIZE_SEALED = "a bucket sealed by size before the count rule"
+MIN_SIZE_SEALED_SHARE = 0.2
 
+KINDS = [
+    "append", "append", "insert_at", "insert_at", "positions", "positions",
+    "remove", "remove", "reorder", "reorder", "meta",
+    "bad_insert_at", "bad_positions_range", "bad_positions_shape",
+    "bad_reorder", "bad_meta", "stale_timestamp",
+]
+# Every kind, with more of the changes that grow a bucket.
+BIG_KINDS = KINDS + ["append", "append", "insert_at", "positions"]
 STEPS_MS = [0, 0, 0, 1, 2, 999, 1000, 60_000, 86_400_000]
 OFFSETS = [0, 0, 0, 60, -300, 330, 14 * 60, -12 * 60]
 
@@ -76,14 +111,22 @@ def _text(max_size: int) -> st.SearchStrategy[str]:
 
 @st.composite
 def scenarios(draw: st.DrawFn) -> Scenario:
-    config = draw(st.sampled_from(sorted(CONFIGS)))
-    big = config == "sized"
-    pool = [track(i) for i in range(draw(st.integers(1, 40 if big else 6)))]
+    config = draw(st.sampled_from(CONFIG_DRAW))
+    big = config in SIZED
+    # Sized configs: many distinct IDs (a removal takes every occurrence, which would soon empty a
+    # list drawn from a few), long initial lists and big blocks, their lengths drawn uniformly
+    # (list strategies favour short lists) so the bucket limit is reached within a few changes.
+    pool = [track(i) for i in range(draw(st.integers(20, 200) if big else st.integers(1, 6)))]
     absent = track(999_999)  # never in any playlist
     tid = st.sampled_from(pool)
-    block_max = 30 if big else 4
 
-    initial = draw(st.lists(tid, min_size=1, max_size=60 if big else 8))
+    def tracks(low: int, high: int) -> list[str]:
+        if not big:
+            return draw(st.lists(tid, min_size=low, max_size=high))
+        size = draw(st.integers(low, high))
+        return draw(st.lists(tid, min_size=size, max_size=size))
+
+    initial = tracks(50, 95) if big else tracks(1, 8)
     meta: dict[str, Any] = {"name": draw(_text(30)), "intent_tags": draw(st.lists(_text(8), max_size=3))}
     create_args: dict[str, Any] = {
         "user_id": USER,
@@ -103,20 +146,11 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     accepted: list[Op] = []
     ops: list[Op] = []
     last_ms = created_ms
-    for _ in range(draw(st.integers(0, 16))):
-        kind = draw(
-            st.sampled_from(
-                [
-                    "append", "append", "insert_at", "insert_at", "positions", "positions",
-                    "remove", "remove", "reorder", "reorder", "meta",
-                    "bad_insert_at", "bad_positions_range", "bad_positions_shape",
-                    "bad_reorder", "bad_meta", "stale_timestamp",
-                ]
-            )
-        )
+    for _ in range(draw(st.integers(4 if big else 0, 16))):
+        kind = draw(st.sampled_from(BIG_KINDS if big else KINDS))
         ts_ms = last_ms + draw(st.sampled_from(STEPS_MS))
         current = list(state.tracks)
-        block = draw(st.lists(tid, min_size=1, max_size=block_max))
+        block = tracks(1, 30) if big else tracks(1, 4)
         if kind == "append":
             mtype, payload = "ADD_TRACKS", {"track_ids": block}
         elif kind == "insert_at":
@@ -211,6 +245,12 @@ def scenarios(draw: st.DrawFn) -> Scenario:
     return Scenario(config, create_args, created_ms, ops, history, accepted, extra)
 
 
+def predicted_snapshots(scenario: Scenario) -> dict[int, str]:
+    """{seq: "create" | "count" | "size"} of the snapshots the ledger must take in ``scenario``."""
+    return predict_snapshots(Policy.of(CONFIGS[scenario.config]), [state for _, state in scenario.history],
+                             [op.payload for op in scenario.accepted])
+
+
 def expected_at(history: list[tuple[int, RefState]], at_ms: int) -> tuple[int, RefState] | None:
     """(number of mutations applied, state) at ``at_ms``; None before creation."""
     found = None
@@ -241,9 +281,12 @@ def at_time_probes(scenario: Scenario) -> list[tuple[int, str]]:
 )
 @given(scenario=scenarios())
 async def test_ledger_matches_reference_model(settings_factory: Any, scenario: Scenario) -> None:
-    overrides, exact_snapshots = CONFIGS[scenario.config]
+    overrides = CONFIGS[scenario.config]
     settings = settings_factory(**overrides)
-    every = overrides["snapshot_every"]
+    every = Policy.of(overrides).every
+    predicted = predicted_snapshots(scenario)
+    sealed_by_size = sorted(q for q, why in predicted.items() if why == "size")
+    count_in_statistics(SIZE_SEALED if sealed_by_size else "no bucket sealed by size")
     async with connected(settings) as call:
         # A fresh store: nothing from an earlier example is visible.
         assert (await call.ok("memory_get_playlists", {"user_id": USER}))["items"] == []
@@ -277,8 +320,7 @@ async def test_ledger_matches_reference_model(settings_factory: Any, scenario: S
             applied += 1
             assert result["playlist_id"] == PLAYLIST
             assert result["timestamp"] == ms_to_iso(op.ts_ms)
-            if exact_snapshots:
-                assert (result["new_snapshot_id"] is not None) == (applied % every == 0), (applied, result)
+            assert (result["new_snapshot_id"] is not None) == (applied in predicted), (applied, predicted, result)
             if result.get("new_snapshot_id") is not None:
                 assert result["new_snapshot_id"] not in {sid for sid, _ in snapshots.values()}
                 snapshots[applied] = (result["new_snapshot_id"], op.ts_ms)
@@ -302,11 +344,22 @@ async def test_ledger_matches_reference_model(settings_factory: Any, scenario: S
             assert snap["track_ids"] == list(state.tracks), snap["seq"]
             assert snap["meta"] == state.meta, snap["seq"]
             assert snap["created_at"] == ms_to_iso(ts)
-        if exact_snapshots:
-            assert sorted(snapshots) == list(range(0, applied + 1, every))
+        assert sorted(snapshots) == sorted(predicted)
+        # The documented bound of MEMORY_BUCKET_MAX_TRACK_IDS, from the export alone: a bucket
+        # (its snapshot and the track IDs its later events carry) reaches the limit only with its
+        # last event; the next change opens a new bucket.
+        limit_ids = Policy.of(overrides).max_track_ids
+        bounds = sorted(snapshots) + [applied + 1]
+        for start, end in zip(bounds, bounds[1:]):
+            if end - start < 2:
+                continue  # the bucket holds only its opening change, which its snapshot includes
+            held = len(history[start][1].tracks) + sum(
+                len(op.payload.get("track_ids", ())) for op in scenario.accepted[start : end - 2])
+            assert held < limit_ids, (start, end, held)
         seq_of_snapshot = {sid: q for q, (sid, _) in snapshots.items()}
 
         # --- reconstruction at many moments -----------------------------------------------------
+        read_sealed = False
         for at_ms, at_text in at_time_probes(scenario):
             arguments = {"user_id": USER, "playlist_id": PLAYLIST, "at_time": at_text}
             expected = expected_at(history, at_ms)
@@ -323,6 +376,13 @@ async def test_ledger_matches_reference_model(settings_factory: Any, scenario: S
             base = seq_of_snapshot[used]
             assert snapshots[base][1] <= at_ms, "used a snapshot taken after at_time"
             assert base + got["reconstruction"]["applied_event_count"] == count, (at_text, base, got)
+            # Replayed from the nearest snapshot: across a sealed bucket, never from the one before.
+            assert base == max(q for q in snapshots if q <= count), (at_text, base, sorted(snapshots))
+            if base in sealed_by_size:
+                read_sealed = True
+        if sealed_by_size:
+            count_in_statistics("a reconstruction replayed from a size-sealed bucket's snapshot" if read_sealed
+                  else "size-sealed buckets share their moment with a later snapshot")
 
         now = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PLAYLIST})
         assert now["track_ids"] == list(latest.tracks)
@@ -375,3 +435,28 @@ async def test_ledger_matches_reference_model(settings_factory: Any, scenario: S
         assert now["track_ids"] == list(latest.tracks)
         [item_again] = (await call.ok("memory_get_playlists", {"user_id": USER}))["items"]
         assert item_again == item
+
+
+def test_strategy_reaches_size_based_sealing() -> None:
+    """At least a fifth of the scenarios seal a bucket by size before the count rule would, as
+    the model predicts; the property test asserts in every example that the service takes exactly
+    the predicted snapshots, so the prediction stands for the service. Deterministic (derandomized,
+    no example database), model only: no service is opened, so it costs a few seconds."""
+    drawn: Counter[str] = Counter()
+    sealed: Counter[str] = Counter()
+
+    @hsettings(max_examples=200, derandomize=True, database=None, phases=[Phase.generate], deadline=None,
+               suppress_health_check=list(HealthCheck))
+    @given(scenario=scenarios())
+    def tally(scenario: Scenario) -> None:
+        drawn[scenario.config] += 1
+        if "size" in predicted_snapshots(scenario).values():
+            sealed[scenario.config] += 1
+
+    tally()
+    examples, reached = sum(drawn.values()), sum(sealed.values())
+    print(f"size-based sealing in {reached} of {examples} scenarios ({reached / examples:.0%}); "
+          f"per config: { {c: f'{sealed[c]}/{drawn[c]}' for c in sorted(drawn)} }")
+    assert examples >= 150, drawn
+    assert reached >= MIN_SIZE_SEALED_SHARE * examples, (sealed, drawn)
+    assert not sealed.keys() - SIZED, "only the sized configs can reach the bucket limit"
