@@ -66,7 +66,8 @@ class LoadSession:
         self.ready_victims: list[int] = []  # made, waiting to be deleted
         self.playlists = playlists  # the reader's playlists (realistic user)
         self.timeout = timeout
-        self.rng = random.Random(1000 + index)
+        self.rng = random.Random(1000 + index)  # what to call: the same sequence whatever the timing
+        self.think_rng = random.Random(2000 + index)
         self.outcomes = {name: Outcome() for name in CATEGORIES}
         self.failures_in_row = 0
         self.lost = False
@@ -158,10 +159,16 @@ class LoadSession:
                           "name": f"load {self.created}", "track_ids": [track(j) for j in range(20)]}
         return "memory_export_user_data", {"user_id": reader}
 
-    async def run(self, deadline: float, max_calls: int) -> None:
+    async def run(self, deadline: float, max_calls: int, think_s: float) -> None:
         """Call until the deadline (a call started before it may finish after), ``max_calls`` or a
-        lost session, whichever comes first."""
+        lost session, whichever comes first. ``think_s`` > 0: wait a random time of that mean
+        before each call (exponential, at most 5× the mean), as an agent whose model thinks between
+        tool calls; 0: call again at once (the server saturated)."""
+        self.outcomes = {name: Outcome() for name in CATEGORIES}
         for _ in range(max_calls):
+            if think_s > 0:
+                pause = min(self.think_rng.expovariate(1 / think_s), 5 * think_s)
+                await asyncio.sleep(min(pause, max(0.0, deadline - time.monotonic())))
             if time.monotonic() >= deadline or self.lost:
                 return
             tool, arguments = self.next_call()

@@ -39,7 +39,9 @@ class Plan:
     small_users: int  # the "1,000 small users" store (profile, 2 events, 1 small playlist each)
     startup_calls: int  # calls made before the second RSS reading
     load_sessions: int
-    load_seconds: float
+    load_seconds: float  # the paced window (agents thinking between calls), judged against the targets
+    load_think_s: float  # mean pause of a paced session between calls
+    load_saturated_seconds: float  # then the same sessions without pauses: throughput, errors under pressure
     load_timeout: float  # a call slower than this counts as a timeout (the client gives up)
     load_max_calls: int  # per session: the load loop is bounded in count as well as in time
     load_readers: int  # realistic users the load sessions read (their stores hold that many)
@@ -54,7 +56,8 @@ FULL = Plan(
     peer_sizes=(1_000, 10_000), peer_iters=60,
     durability_iters=150, budget=30.0,
     list_users_iters=100, small_users=1_000, startup_calls=10,
-    load_sessions=32, load_seconds=60.0, load_timeout=30.0, load_max_calls=20_000, load_readers=8,
+    load_sessions=32, load_seconds=60.0, load_think_s=1.0, load_saturated_seconds=30.0, load_timeout=30.0,
+    load_max_calls=20_000, load_readers=8,
 )
 QUICK = Plan(
     name="quick", warmup=2, iters=12, conc_calls=2,
@@ -65,7 +68,8 @@ QUICK = Plan(
     peer_sizes=(1_000, 3_000), peer_iters=8,
     durability_iters=30, budget=None,
     list_users_iters=10, small_users=1_000, startup_calls=10,
-    load_sessions=32, load_seconds=5.0, load_timeout=30.0, load_max_calls=1_000, load_readers=8,
+    load_sessions=32, load_seconds=5.0, load_think_s=1.0, load_saturated_seconds=4.0, load_timeout=30.0,
+    load_max_calls=1_000, load_readers=8,
 )
 
 

@@ -105,12 +105,30 @@ def http_server(args: list[str], port: int, log_path: Path, ready: Callable[[], 
 
 
 @contextlib.contextmanager
+def service_process(data_dir: Path, work: Path,
+                    env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``memory-service serve`` on ``data_dir``; yields its base URL and process once /readyz answers."""
+    port = free_port()
+    log_path = work / f"service-{port}.log"
+    with spawned(serve_args(data_dir, port), log_path, env) as process:
+        wait_until(process, lambda: answers_ready(port, "/readyz"), log_path)
+        yield f"http://{HOST}:{port}", process
+
+
+@contextlib.contextmanager
 def service_http(data_dir: Path, work: Path, env: dict[str, str] | None = None) -> Iterator[str]:
     """``memory-service serve`` on ``data_dir``; yields its base URL once /readyz answers."""
-    port = free_port()
-    with http_server(serve_args(data_dir, port), port, work / f"service-{port}.log",
-                     lambda: answers_ready(port, "/readyz"), env) as base:
+    with service_process(data_dir, work, env) as (base, _):
         yield base
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds a process has used so far (/proc/PID/stat), None off Linux."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @contextlib.contextmanager

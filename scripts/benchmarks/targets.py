@@ -90,20 +90,7 @@ def issue9(v: Values, texts: dict[str, str], plan: Plan) -> list[str]:
                      + (f" (not judged, ≥ 20 kB: {', '.join(skipped)})" if skipped else "")
                      + f" — {verdict(not over)}")
     if "load.errors" in v:
-        n, seconds = int(v["load.sessions"]), v["load.seconds"]
-        size = "" if (n, seconds) == (32, 60) else f" (this run: {n} sessions for {seconds:.0f} s)"
-        errors, timeouts, read = int(v["load.errors"]), int(v["load.timeouts"]), v["load.reads.p95"]
-        lag = v.get("load.lag.p99")
-        lag_text = f"event-loop lag p99 {lag:.1f} ms" if lag is not None else (
-            f"event-loop lag {texts.get('load.lag', 'not measured')}")
-        rest_ok = errors == 0 and timeouts == 0 and read <= 50
-        if lag is not None:
-            outcome = verdict(rest_ok and lag <= 50)
-        else:  # without the lag figure the target is met by nobody's measure, but it can be missed
-            outcome = verdict(False) if not rest_ok else "not measured (no lag figure; the rest met)"
-        lines.append(f"- 32 SSE sessions for 60 s with exports and deletes: 0 errors, 0 timeouts, read p95 ≤ 50 ms, "
-                     f"lag p99 ≤ 50 ms{size}: {errors} errors, {timeouts} timeouts, read p95 {read:.1f} ms, "
-                     f"{lag_text} — {outcome}")
+        lines.append(load_line(v, texts))
     if "startup.realistic50.readyz" in v:
         ready, first = v["startup.realistic50.readyz"], v["startup.realistic50.first"]
         rss = v.get("startup.realistic50.rss")
@@ -113,6 +100,29 @@ def issue9(v: Values, texts: dict[str, str], plan: Plan) -> list[str]:
                      + (f"; {plan.small_users:,} small users: ready in {small:.2f} s" if small is not None else "")
                      + f" — {verdict(ready <= 5)}")
     return lines
+
+
+def load_line(v: Values, texts: dict[str, str]) -> str:
+    """Judged on the paced window (latency below capacity) and, for errors and timeouts, on the
+    saturated one as well: a long call must finish however busy the server is."""
+    n, seconds, think = int(v["load.sessions"]), v["load.seconds"], v["load.think"]
+    size = "" if (n, seconds) == (32, 60) else f" (this run: {n} sessions for {seconds:.0f} s)"
+    errors, timeouts, read = int(v["load.errors"]), int(v["load.timeouts"]), v["load.reads.p95"]
+    server = v.get("load.reads.server.p95")
+    busy_errors, busy_timeouts = int(v.get("saturated.errors", 0)), int(v.get("saturated.timeouts", 0))
+    lag, busy_lag = v.get("load.lag.p99"), v.get("saturated.lag.p99")
+    lag_text = f"lag p99 {lag:.1f} ms" if lag is not None else f"lag {texts.get('load.lag', 'not measured')}"
+    rest_ok = errors + timeouts + busy_errors + busy_timeouts == 0 and read <= 50
+    if lag is not None:
+        outcome = verdict(rest_ok and lag <= 50)
+    else:  # without the lag figure the target cannot be met, but it can be missed
+        outcome = verdict(False) if not rest_ok else "not measured (no lag figure; the rest met)"
+    return (f"- 32 SSE sessions for 60 s with exports and deletes: 0 errors, 0 timeouts, read p95 ≤ 50 ms, "
+            f"lag p99 ≤ 50 ms{size}, sessions pausing {think:.1f} s on average between calls: {errors} errors, "
+            f"{timeouts} timeouts, read p95 {read:.1f} ms (server side "
+            f"{'–' if server is None else f'{server:.1f} ms'}), {lag_text}; saturated (no pauses): "
+            f"{busy_errors} errors, {busy_timeouts} timeouts"
+            + (f", lag p99 {busy_lag:.1f} ms" if busy_lag is not None else "") + f" — {outcome}")
 
 
 def judge(report: Report, plan: Plan) -> list[str]:

@@ -36,8 +36,9 @@ EXPECTED = {
     "Scale ratio": [f"50/1 users: {tool}" for tool in TOOLS],
     "Bootstrap": ["list_users 50 realistic users", "list_users 1,000 small users"],
     "Start-up": ["start-up 1 user", "start-up 10 users", "start-up 50 users", "start-up 1,000 small users"],
-    "Load": ["load reads", "load writes", "load exports", "load deletes", "load all"],
-    "Event-loop lag": ["event-loop lag"],
+    "Load": [f"{phase} {kind}" for phase in ("load", "saturated")
+             for kind in ("reads", "writes", "exports", "deletes", "all")],
+    "Event-loop lag": ["event-loop lag", "event-loop lag, saturated"],
 }
 # A line for each target of issues 5 and 9 in the report's "Targets" list, with its verdict (quick sizes
 # say so in the line; the reference server has one line per operation and size, or one saying why not).
