@@ -119,7 +119,8 @@ TOOL_SPECS: list[ToolSpec] = [
         "memory.search", "Search memory (memory.search)",
         "Keyword search over the user's playlists (name, tags, description, seed context), preference "
         "events and profile, best first. Use it to 'find that playlist from before' by vibe or name, then "
-        "confirm with memory_get_playlist." + _ENVELOPE,
+        "confirm with memory_get_playlist. Hits are lean (short snippet; a playlist's name, an event's type "
+        "and time); detail='full' adds every stored field and the matched words." + _ENVELOPE,
         handlers.search, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),

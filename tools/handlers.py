@@ -76,7 +76,7 @@ async def reconstruct_playlist(service: MemoryService, a: dict[str, Any], caller
 
 
 async def search(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return {"results": await service.search(a["user_id"], a["query"], a.get("limit", 25))}
+    return {"results": await service.search(a["user_id"], a["query"], a.get("limit", 25), a.get("detail", "lean"))}
 
 
 async def export_user_data(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:

@@ -1,11 +1,31 @@
-"""The engine switch. Embedded: an in-memory index per user, updated by every write and rebuilt
-at start-up (mongomock has no ``$text``, and a scan per query would not scale). MongoDB: ``$text``
-over the weighted text indexes, and a typo-tolerant pass over the user's entries when ``$text``
-finds nothing. Either way a search reads only the caller's user's entries."""
+"""The engine switch. Embedded: an in-memory index per user (mongomock has no ``$text``, and a scan
+per query would not scale), built from that user's documents the first time the user is searched
+and kept up to date by every write from then on. MongoDB: ``$text`` over the weighted text
+indexes, and a typo-tolerant pass over the user's entries when ``$text`` finds nothing. Either way
+a search reads only the caller's user's entries.
+
+Lazy indexes, precisely (embedded engine):
+
+* nothing is indexed at start-up; ``warm_up`` (a background task of the server) may build users
+  one at a time, yielding to the event loop, so first searches are usually already warm;
+* a write to a user whose index is not built changes nothing here: the build reads the store,
+  which already holds the write;
+* a write while that user's index is being built is queued and applied to the finished index,
+  so a build that read the store before the write still ends up with it (every update is
+  idempotent: it sets an entry to what the store now holds);
+* a deleted or re-imported user's index is dropped (a build under way is discarded), and the
+  next search builds it again from what the store then holds;
+* a build yields to the event loop every few milliseconds, so a large user's first search does
+  not stall the other sessions.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import time
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +43,9 @@ from service.search.mongo_text import text_hits, text_query
 from service.search.ranking import rank, to_hit
 from service.storage import Database
 
+SLICE_SECONDS = 0.005  # a build hands the event loop back at least this often
+Update = Callable[[UserIndex], Awaitable[None] | None]
+
 
 def _index_of(entries: list[Entry]) -> UserIndex:
     index = UserIndex()
@@ -31,107 +54,197 @@ def _index_of(entries: list[Entry]) -> UserIndex:
     return index
 
 
+@dataclass
+class _Build:
+    """A user's index being built: who waits for it, and the writes made meanwhile."""
+
+    task: asyncio.Task[UserIndex] | None = None
+    pending: list[Update] = field(default_factory=list)
+    dropped: bool = False
+
+
 class SearchEngine:
     def __init__(self, db: Database) -> None:
         self._db = db
         self.in_memory = db.engine == "embedded"
-        self._users: dict[int, UserIndex] = {}
+        self._users: dict[int, UserIndex] = {}  # built indexes, kept until the user is dropped
         self._profile_versions: dict[int, int] = {}
+        self._building: dict[int, _Build] = {}
 
-    # -- start-up -----------------------------------------------------------------------------
-    async def rebuild(self) -> tuple[int, float]:
-        """Index every stored entry (embedded engine); return (entries, seconds)."""
+    # -- building -------------------------------------------------------------------------------
+    @property
+    def built_users(self) -> int:
+        return len(self._users)
+
+    @property
+    def indexed_entries(self) -> int:
+        return sum(len(i) for i in self._users.values())
+
+    async def warm_up(self, user_ids: Iterable[int]) -> tuple[int, float]:
+        """Build the index of each user not built yet, one at a time, yielding between users
+        (and within a large one); return (entries indexed, seconds). Nothing on real MongoDB."""
         started = time.perf_counter()
-        self._users.clear()
-        self._profile_versions.clear()
         if self.in_memory:
-            for head in await self._db.playlists.find({}, PLAYLIST_FIELDS):
-                self._user(head["user_id"]).put(playlist_entry(head))
-            for event in await self._db.preference_events.find({}):
-                self._user(event["user_id"]).put(event_entry(event))
-            for document in await self._db.profiles.find({}, {"history": 0}):
-                self.profile_changed(document["user_id"], document)
-        return sum(len(i) for i in self._users.values()), time.perf_counter() - started
+            for user_id in user_ids:
+                if user_id not in self._users:
+                    await self._index(user_id)
+                await asyncio.sleep(0)
+        return self.indexed_entries, time.perf_counter() - started
 
-    def _user(self, user_id: int) -> UserIndex:
+    async def _index(self, user_id: int) -> UserIndex:
+        """The user's index, built from the store on first use; concurrent first uses share one
+        build, and a build dropped meanwhile (the user deleted or re-imported) is done again."""
+        while True:
+            index = self._users.get(user_id)
+            if index is not None:
+                return index
+            build = self._building.get(user_id)
+            if build is None:
+                build = self._building[user_id] = _Build()
+                build.task = asyncio.ensure_future(self._build(user_id, build))
+            assert build.task is not None
+            # A caller that goes away (its request cancelled) does not cancel the shared build.
+            index = await asyncio.shield(build.task)
+            if not build.dropped:
+                return index
+
+    async def _build(self, user_id: int, build: _Build) -> UserIndex:
+        try:
+            index, version = await self._load_user(user_id)
+            if version is not None and not build.dropped:  # an older profile view queued is stale
+                self._profile_versions[user_id] = max(version, self._profile_versions.get(user_id, 0))
+            while build.pending and not build.dropped:  # writes made while the store was read
+                applied = build.pending.pop(0)(index)
+                if inspect.isawaitable(applied):
+                    await applied
+            if not build.dropped:  # no await from the last check to here: nothing slips between
+                self._users[user_id] = index
+            return index
+        finally:
+            if self._building.get(user_id) is build:
+                del self._building[user_id]
+
+    def _apply(self, user_id: int, update: Update) -> Awaitable[None] | None:
+        """Apply a write to the user's index if built, queue it if a build is under way; else
+        nothing (the build will read the write from the store)."""
         index = self._users.get(user_id)
-        if index is None:
-            index = self._users[user_id] = UserIndex()
-        return index
+        if index is not None:
+            return update(index)
+        build = self._building.get(user_id)
+        if build is not None:
+            build.pending.append(update)
+        return None
 
     # -- after each successful write ------------------------------------------------------------
     def profile_changed(self, user_id: int, view: dict[str, Any]) -> None:
         """``view``: the profile as stored or as ``update_profile`` answers (profile, version …)."""
-        if not self.in_memory or view.get("version", 0) < self._profile_versions.get(user_id, 0):
+        if not self.in_memory:
             return
-        self._profile_versions[user_id] = view.get("version", 0)
-        index = self._user(user_id)
-        for key in index.keys_of_kind("profile"):
-            index.remove(key)
-        for entry in profile_entries(view):
-            index.put(entry)
+
+        def update(index: UserIndex) -> None:
+            if view.get("version", 0) < self._profile_versions.get(user_id, 0):
+                return  # an older view than the one indexed
+            self._profile_versions[user_id] = view.get("version", 0)
+            for key in index.keys_of_kind("profile"):
+                index.remove(key)
+            for entry in profile_entries(view):
+                index.put(entry)
+
+        self._apply(user_id, update)
 
     def event_appended(self, user_id: int, event: dict[str, Any]) -> None:
         if self.in_memory:
-            self._user(user_id).put(event_entry(event))
+            self._apply(user_id, lambda index: index.put(event_entry(event)))
 
     def playlist_created(self, user_id: int, arguments: dict[str, Any], created_at: datetime) -> None:
-        index = self._user(user_id) if self.in_memory else None
-        if index is None or ("playlist", arguments["playlist_id"]) in index.entries:
-            return  # a replayed create changes nothing (and must not undo a later rename)
-        head = {k: arguments[k] for k in ("playlist_id", "name", "description", "intent_tags", "seed_context")
-                if k in arguments}
-        index.put(playlist_entry({**head, "created_at": created_at, "updated_at": created_at}))
+        if not self.in_memory:
+            return
+
+        def update(index: UserIndex) -> None:
+            if ("playlist", arguments["playlist_id"]) in index.entries:
+                return  # a replayed create changes nothing (and must not undo a later rename)
+            head = {k: arguments[k] for k in ("playlist_id", "name", "description", "intent_tags", "seed_context")
+                    if k in arguments}
+            index.put(playlist_entry({**head, "created_at": created_at, "updated_at": created_at}))
+
+        self._apply(user_id, update)
 
     async def playlist_changed(self, user_id: int, playlist_id: str, mutation_type: str, moment: datetime) -> None:
         if not self.in_memory:
             return
-        index = self._user(user_id)
-        if mutation_type == "UPDATE_META":
-            head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id)}, PLAYLIST_FIELDS)
-            if head is not None:
-                index.put(playlist_entry(head))
-            return
-        indexed = index.entries.get(("playlist", playlist_id))
-        if indexed is not None:
-            known = indexed.entry.metadata.get("updated_at")
-            try:
-                later = known is None or moment > known
-            except TypeError:  # naive and aware datetimes: trust the newest write
-                later = True
-            if later:
-                indexed.entry.metadata["updated_at"] = moment
+
+        async def update(index: UserIndex) -> None:
+            if mutation_type == "UPDATE_META":
+                head = await self._db.playlists.find_one(
+                    {"_id": head_id(user_id, playlist_id), "user_id": user_id}, PLAYLIST_FIELDS)
+                if head is not None:
+                    index.put(playlist_entry(head))
+                return
+            indexed = index.entries.get(("playlist", playlist_id))
+            if indexed is not None:
+                known = indexed.entry.metadata.get("updated_at")
+                try:
+                    later = known is None or moment > known
+                except TypeError:  # naive and aware datetimes: trust the newest write
+                    later = True
+                if later:
+                    indexed.entry.metadata["updated_at"] = moment
+
+        applied = self._apply(user_id, update)
+        if applied is not None:
+            await applied
 
     def user_deleted(self, user_id: int) -> None:
+        """Forget the user's index (a build under way is discarded); the next search rebuilds it."""
         self._users.pop(user_id, None)
         self._profile_versions.pop(user_id, None)
+        build = self._building.pop(user_id, None)
+        if build is not None:
+            build.dropped = True
 
     async def user_reloaded(self, user_id: int) -> None:
-        """Re-index one user from the database (after an import)."""
-        if self.in_memory:
-            self.user_deleted(user_id)
-            self._users[user_id] = await self._load_user(user_id)
+        """After an import or a delete: the store changed around the write path, so the user's
+        index is dropped and built again, from the store, on its next search."""
+        self.user_deleted(user_id)
 
-    async def _load_user(self, user_id: int) -> UserIndex:
-        entries = [playlist_entry(h) for h in await self._db.playlists.find({"user_id": user_id}, PLAYLIST_FIELDS)]
-        entries += [event_entry(e) for e in await self._db.preference_events.find({"user_id": user_id})]
-        profile = await self._db.profiles.find_one({"_id": user_id}, {"history": 0})
-        if profile is not None:
-            entries += profile_entries(profile)
-            self._profile_versions[user_id] = profile["version"]
-        return _index_of(entries)
+    async def _load_user(self, user_id: int) -> tuple[UserIndex, int | None]:
+        """The user's index from the store, and the profile version it holds; yields to the event
+        loop between slices of the work."""
+        index = UserIndex()
+        clock = [time.perf_counter()]
+
+        async def put_all(entries: Iterable[Entry]) -> None:
+            for entry in entries:
+                index.put(entry)
+                if time.perf_counter() - clock[0] > SLICE_SECONDS:
+                    await asyncio.sleep(0)
+                    clock[0] = time.perf_counter()
+
+        heads = await self._db.playlists.find({"user_id": user_id}, PLAYLIST_FIELDS)
+        await put_all(playlist_entry(h) for h in heads)
+        del heads
+        await asyncio.sleep(0)
+        events = await self._db.preference_events.find({"user_id": user_id})
+        await put_all(event_entry(e) for e in events)
+        del events
+        profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"history": 0})
+        if profile is None:
+            return index, None
+        await put_all(profile_entries(profile))
+        return index, profile["version"]
 
     # -- queries ----------------------------------------------------------------------------------
-    async def search(self, user_id: int, query: str, limit: int) -> list[dict[str, Any]]:
+    async def search(self, user_id: int, query: str, limit: int, detail: str = "lean") -> list[dict[str, Any]]:
         parsed = parse_query(query)
         if parsed.empty:
             return []
         if self.in_memory:
-            index = self._users.get(user_id)
-            return [to_hit(*hit) for hit in rank(index, parsed, limit)] if index else []
-        return await self._text_search(user_id, parsed, limit)
+            index = await self._index(user_id)
+            return [to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms)
+                    for score, entry, terms in rank(index, parsed, limit)]
+        return await self._text_search(user_id, parsed, limit, detail)
 
-    async def _text_search(self, user_id: int, parsed: ParsedQuery, limit: int) -> list[dict[str, Any]]:
+    async def _text_search(self, user_id: int, parsed: ParsedQuery, limit: int, detail: str) -> list[dict[str, Any]]:
         found: list[tuple[float, Entry]] = []
         for name in ("playlists", "preference_events"):
             args = text_query(user_id, parsed, name, limit)
@@ -140,11 +253,11 @@ class SearchEngine:
             )
             found += text_hits(documents, name, parsed)
         if not found:  # nothing by exact words: the typo-tolerant pass over this user's entries
-            index = await self._load_user(user_id)
-            return [to_hit(*hit) for hit in rank(index, parsed, limit)]
-        profile = await self._db.profiles.find_one({"_id": user_id}, {"history": 0})
+            index, _ = await self._load_user(user_id)
+            return [to_hit(*hit, detail) for hit in rank(index, parsed, limit)]
+        profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"history": 0})
         ranked = rank(_index_of(profile_entries(profile) if profile else []), parsed, limit)
         query_terms = set(parsed.terms)
         ranked += [(score, entry, query_terms & analyse(entry).weights.keys()) for score, entry in found]
         ranked.sort(key=lambda hit: (-hit[0], hit[1].kind, hit[1].id))
-        return [to_hit(score, entry, terms) for score, entry, terms in ranked[:limit]]
+        return [to_hit(score, entry, terms, detail) for score, entry, terms in ranked[:limit]]

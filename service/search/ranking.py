@@ -1,5 +1,11 @@
 """Ranking over one user's index: weighted term scores × IDF, typo expansion for unknown words,
-quoted phrases required, scores normalized to 0..1; snippets show the matched words."""
+quoted phrases required, scores normalized to 0..1; snippets show the matched words.
+
+A hit is lean by default: kind, id, score, a short snippet and the one or two metadata fields that
+tell hits apart (a playlist's name; an event's type and time; a profile key). Every byte of a hit
+is paid three times per call (encoding, transport, the client's validation against the output
+schema), and at small stores those fixed costs are most of a search. ``detail="full"`` answers
+every stored field and the matched words, as before."""
 
 from __future__ import annotations
 
@@ -8,13 +14,17 @@ import math
 from operator import itemgetter
 from typing import Any
 
-from service.search.analysis import ParsedQuery, surface_words, typo_budget
+from service.search.analysis import ParsedQuery, surface_words, terms_of, typo_budget, words
 from service.search.fields import MAX_WEIGHT, Entry
 from service.search.index import Indexed, Key, UserIndex
 
 TYPO_FACTOR = {0: 1.0, 1: 0.7, 2: 0.5}  # a word found through a typo counts less than an exact one
 SNIPPET_CHARS = 160
+LEAN_SNIPPET_CHARS = 100
 SNIPPET_SCAN_CHARS = 8192
+# The metadata of a lean hit, by kind: what an agent needs to tell hits apart and pick one.
+LEAN_METADATA = {"playlist": ("name",), "preference_event": ("type", "timestamp"), "profile": ("key",)}
+DETAILS = ("lean", "full")
 
 
 def _contains(sequence: list[str], phrase: list[str]) -> bool:
@@ -103,23 +113,60 @@ def snippet(entry: Entry, matched: set[str], limit: int = SNIPPET_CHARS) -> tupl
         weight = f.weight * len(spans)
         if weight > best_weight:
             best_text, best_weight, best_spans = f.text, weight, spans
-    words = list(dict.fromkeys(best_text[s:e] for s, e in best_spans))
-    text = best_text
+    found = list(dict.fromkeys(best_text[s:e] for s, e in best_spans))
+    return _cut(best_text, best_spans[0][0] if best_spans else 0, limit), found
+
+
+def _cut(text: str, start: int | None, limit: int) -> str:
+    """At most ``limit`` characters of ``text`` from a word boundary a little before ``start``."""
     if len(text) > limit:
-        start = best_spans[0][0] if best_spans else 0
-        start = max(0, start - limit // 4)
+        start = max(0, (start or 0) - limit // 4)
         while start > 0 and not text[start - 1].isspace():
             start -= 1
         text = ("…" if start else "") + text[start:start + limit - 2].rstrip() + "…"
-    return " ".join(text.split()), words
+    return " ".join(text.split())
 
 
-def to_hit(score: float, entry: Entry, matched: set[str]) -> dict[str, Any]:
-    text, words = snippet(entry, matched)
+def _first_match(text: str, matched: set[str]) -> int | None:
+    """Where the first word of ``text`` whose terms were matched starts (its opening part only)."""
+    for start, _, found in surface_words(text[:SNIPPET_SCAN_CHARS]):
+        if matched.intersection(found):
+            return start
+    return None
+
+
+def lean_snippet(entry: Entry, matched: set[str], field_terms: list[list[str]] | None = None,
+                 limit: int = LEAN_SNIPPET_CHARS) -> str:
+    """The field where the matched terms weigh most, cut around the first of them; the terms of
+    each field come from the index (``field_terms``), so a short field is not analysed again."""
+    if field_terms is None:
+        field_terms = [terms_of(words(f.text[:SNIPPET_SCAN_CHARS])) for f in entry.fields]
+    best, best_weight = 0, -1.0
+    for i, (f, found) in enumerate(zip(entry.fields, field_terms)):
+        weight = f.weight * sum(1 for t in found if t in matched)
+        if weight > best_weight:
+            best, best_weight = i, weight
+    text = entry.fields[best].text
+    return _cut(text, _first_match(text, matched) if len(text) > limit else None, limit)
+
+
+def to_hit(score: float, entry: Entry, matched: set[str], detail: str = "full",
+           field_terms: list[list[str]] | None = None) -> dict[str, Any]:
+    """One result of the PRD shape; ``detail`` is "lean" (the default of the tool) or "full"."""
+    if detail == "lean":
+        keep = LEAN_METADATA.get(entry.kind, ())
+        return {
+            "kind": entry.kind,
+            "id": entry.id,
+            "score": round(score, 4),
+            "snippet": lean_snippet(entry, matched, field_terms),
+            "metadata": {k: entry.metadata[k] for k in keep if k in entry.metadata},
+        }
+    text, words_found = snippet(entry, matched)
     return {
         "kind": entry.kind,
         "id": entry.id,
         "score": round(score, 4),
         "snippet": text,
-        "metadata": {**entry.metadata, "matched_words": words},
+        "metadata": {**entry.metadata, "matched_words": words_found},
     }

@@ -96,6 +96,9 @@ def test_a_text_hit_becomes_a_result_of_the_prd_shape() -> None:
     assert hit["snippet"] == "Nightwish Essentials"
     assert hit["metadata"]["name"] == "Nightwish Essentials" and "score" not in hit["metadata"]
     assert hit["metadata"]["matched_words"] == ["Nightwish"]
+    lean = to_hit(score, entry, {"nightwish"}, "lean")
+    assert lean == {"kind": "playlist", "id": hit["id"], "score": hit["score"], "snippet": "Nightwish Essentials",
+                    "metadata": {"name": "Nightwish Essentials"}}
 
 
 class _RecordedCollection:
@@ -135,7 +138,7 @@ async def test_the_mongodb_engine_merges_text_hits_and_the_profile_by_score() ->
     db = _RecordedDatabase(PLAYLIST_RESULTS, EVENT_RESULTS, [PROFILE])
     engine = SearchEngine(db)  # type: ignore[arg-type]
     assert not engine.in_memory
-    entries, _ = await engine.rebuild()
+    entries, _ = await engine.warm_up([1])
     assert entries == 0  # nothing is kept in memory for a real server: writes are not indexed here
     engine.event_appended(1, {"_id": "x", "type": "like", "source": "user", "payload": {}, "timestamp": None})
     hits = await engine.search(1, "nightwish symphonic", 10)
