@@ -92,9 +92,7 @@ def document(report: Report, plan: Plan, command: str, started: datetime, second
     ]
     for section in report.sections:
         parts.append(section.markdown())
-    text = "\n".join(parts).rstrip() + "\n\n" + NOTES_MARKER + "\n"
+    text = "\n".join(parts).rstrip() + "\n\n" + NOTES_MARKER
     if old and NOTES_MARKER in old:
-        text += old.split(NOTES_MARKER, 1)[1].lstrip("\n")
-    else:
-        text += "\n## Notes\n\n(none yet)\n"
-    return text
+        return text + old.split(NOTES_MARKER, 1)[1]  # byte for byte: the notes are hand-written
+    return text + "\n\n## Notes\n\n(none yet)\n"

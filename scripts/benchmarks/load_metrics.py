@@ -67,4 +67,5 @@ def lag_rows(ctx: Run, windows: list[tuple[str, str, str]]) -> None:
         for key, value in (("p50", p50), ("p99", p99), ("max", top)):
             if value is not None:
                 ctx.report.values[f"{name}.lag.{key}"] = value * 1000
-        section.add(label, [f"{total.count:.0f}", *(ms(v * 1000 if v is not None else None) for v in (mean, p50, p99, top))])
+        figures = (mean, p50, p99, top)
+        section.add(label, [f"{total.count:.0f}", *(ms(v * 1000 if v is not None else None) for v in figures)])

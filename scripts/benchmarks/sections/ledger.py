@@ -47,9 +47,11 @@ async def run(ctx: Run) -> None:
             load = time.perf_counter() - start
             pid = playlist_id(user, 0)
             span = (log[-1]["timestamp"] - T0).total_seconds()
-            times = [T0 + timedelta(seconds=random.Random(i).uniform(0, span)) for i in range(plan.ledger_samples + plan.warmup)]
+            times = [T0 + timedelta(seconds=random.Random(i).uniform(0, span))
+                     for i in range(plan.ledger_samples + plan.warmup)]
             mcp_samples = await timed(
-                lambda i: call("memory_reconstruct_playlist", {"user_id": user, "playlist_id": pid, "at_time": iso(times[i])}),
+                lambda i: call("memory_reconstruct_playlist",
+                               {"user_id": user, "playlist_id": pid, "at_time": iso(times[i])}),
                 plan.ledger_samples, plan.warmup, plan.budget)
             facade = await timed(lambda i: service.reconstruct_playlist(user, pid, times[i]),
                                  plan.ledger_samples, plan.warmup, plan.budget)
@@ -82,8 +84,8 @@ async def run(ctx: Run) -> None:
         values[f"ledger.{name}.mutations"] = mutations
         values[f"ledger.{name}.write.facade.p50"] = pct(facade_writes, 50)
         values[f"ledger.{name}.write.mcp.p50"] = pct(mcp_writes, 50)
-        section.add(label, [f"{tracks:,} / {mutations:,}", f"{load:.1f}", str(len(mcp_samples)), ms(pct(mcp_samples, 50)), ms(pct(mcp_samples, 95)),
-                            ms(pct(facade, 50)), ms(pct(facade, 95)), f"{stored / 1024:,.0f}", f"{raw / 1024:,.0f}",
+        section.add(label, [f"{tracks:,} / {mutations:,}", f"{load:.1f}", str(len(mcp_samples)),
+                            ms(pct(mcp_samples, 50)), ms(pct(mcp_samples, 95)), ms(pct(facade, 50)), ms(pct(facade, 95)), f"{stored / 1024:,.0f}", f"{raw / 1024:,.0f}",
                             f"{stored / raw:.2f}×"])
         writes.append((f"mutations {name}", [f"{tracks:,} / {mutations:,}", str(len(facade_writes)),
                                              ms(pct(facade_writes, 50)), ms(pct(facade_writes, 95)),
