@@ -93,12 +93,15 @@ def issue9(v: Values, texts: dict[str, str], plan: Plan) -> list[str]:
         lines.append(load_line(v, texts))
     if "startup.realistic50.readyz" in v:
         ready, first = v["startup.realistic50.readyz"], v["startup.realistic50.first"]
+        search = v["startup.realistic50.search"]
         rss = v.get("startup.realistic50.rss")
         small = v.get("startup.small.readyz")
-        lines.append(f"- start-up ≤ 5 s and RSS reported at 50 realistic users: ready in {ready:.2f} s (first call "
-                     f"{first:.2f} s), RSS {'–' if rss is None else f'{rss:.0f} MiB'}"
+        # Judged on the first search too: a start-up cost deferred to the first search is still paid.
+        lines.append(f"- start-up ≤ 5 s and RSS reported at 50 realistic users (ready and first search): ready in "
+                     f"{ready:.2f} s (first call {first:.2f} s, first search {search:.2f} s), "
+                     f"RSS {'–' if rss is None else f'{rss:.0f} MiB'}"
                      + (f"; {plan.small_users:,} small users: ready in {small:.2f} s" if small is not None else "")
-                     + f" — {verdict(ready <= 5)}")
+                     + f" — {verdict(ready <= 5 and search <= 5)}")
     return lines
 
 
