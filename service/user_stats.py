@@ -60,11 +60,11 @@ async def recount(db: Database, user_id: int) -> dict[str, Any] | None:
 async def recount_all(db: Database) -> int:
     """Start-up: every user's counters from the records; returns how many users have data.
 
-    One grouped pass per collection (MongoDB uses the ``user_id`` indexes), not per user."""
+    One grouped count per collection, not a query per user."""
     groups: dict[int, dict[str, Any]] = {}
     for collection, field in ((db.playlists, "playlist_count"), (db.preference_events, "preference_event_count")):
-        for row in await collection.aggregate([{"$group": {"_id": "$user_id", "n": {"$sum": 1}}}]):
-            groups.setdefault(row["_id"], {})[field] = row["n"]
+        for user_id, count in (await collection.count_by_user()).items():
+            groups.setdefault(user_id, {})[field] = count
     for profile in await db.profiles.find({}, {"version": 1, "updated_at": 1}):
         groups.setdefault(profile["_id"], {}).update(profile_version=profile["version"],
                                                      updated_at=profile["updated_at"])

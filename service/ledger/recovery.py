@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from service.ledger.keys import head_id
-from service.ledger.projection import load_bucket, rebuild_head, walk_forward
+from service.ledger.projection import BUCKET_HEADER, load_bucket, rebuild_head, walk_forward
 from service.storage import Database
 
 
@@ -20,9 +20,10 @@ async def roll_forward_all(db: Database, caps: dict[str, int]) -> int:
         head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id},
                                           {"seq": 1, "open_base_seq": 1})
         if head is not None:
-            bucket = await load_bucket(db, user_id, playlist_id, head["open_base_seq"])
+            # Headers only: the sweep reads every playlist at start-up, not its track lists.
+            bucket = await load_bucket(db, user_id, playlist_id, head["open_base_seq"], BUCKET_HEADER)
             if bucket is not None:
-                newest, _ = await walk_forward(db, bucket)
+                newest, _ = await walk_forward(db, bucket, BUCKET_HEADER)
                 if newest["last_seq"] == head["seq"]:
                     continue
         await rebuild_head(db, user_id, playlist_id, caps)

@@ -16,6 +16,7 @@ from bson.errors import InvalidDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
 from service.errors import InvalidArgument, StorageUnavailable
+from service.storage.mongomock_tuning import documents_per_user
 
 # (collection, _id, the top-level fields changed or None for the whole document)
 MarkDirty = Callable[[str, Any, Iterable[str] | None], None]
@@ -97,6 +98,15 @@ class TrackedCollection:
     async def count_documents(self, filter_: Mapping[str, Any]) -> int:
         return await self._run(self._collection.count_documents(filter_))
 
+    async def count_by_user(self) -> dict[int, int]:
+        """Documents per ``user_id`` over the whole collection (start-up's recount): the embedded
+        engine reads its per-user index, MongoDB groups over the ``user_id`` indexes."""
+        if self._in_process:
+            await asyncio.sleep(0)
+            return documents_per_user(self._collection)
+        rows = await self.aggregate([{"$group": {"_id": "$user_id", "n": {"$sum": 1}}}])
+        return {row["_id"]: row["n"] for row in rows if row["_id"] is not None}
+
     async def aggregate(self, pipeline: list[dict[str, Any]]) -> list[dict]:
         return await self._run(self._collection.aggregate(pipeline).to_list(length=None))
 
@@ -151,13 +161,17 @@ class TrackedCollection:
         await self._changed("replace", doc_id, document)
         return True
 
-    async def delete_many(self, filter_: Mapping[str, Any]) -> int:
+    async def delete_many(self, filter_: Mapping[str, Any], batch: int = 100) -> int:
+        """Delete in batches, each its own round trip, so a user with 50,000 documents does not
+        hold the event loop; each batch names its documents, so the journal drops exactly those."""
         ids = [doc["_id"] for doc in await self.find(filter_, {"_id": 1})]
-        if not ids:
-            return 0
-        try:
-            result = await self._run(self._collection.delete_many({"_id": {"$in": ids}}))
-        finally:
-            for doc_id in ids:
-                self._mark_dirty(self.name, doc_id, None)
-        return result.deleted_count
+        deleted = 0
+        for start in range(0, len(ids), batch):
+            chunk = ids[start:start + batch]
+            try:
+                result = await self._run(self._collection.delete_many({**filter_, "_id": {"$in": chunk}}))
+            finally:
+                for doc_id in chunk:
+                    self._mark_dirty(self.name, doc_id, None)
+            deleted += result.deleted_count
+        return deleted

@@ -11,7 +11,7 @@ from typing import Any
 from mongomock.collection import Collection as MockCollection
 from mongomock_motor import AsyncMongoMockClient
 
-import service.storage.mongomock_tuning  # noqa: F401  (indexed lookups, cheap copies)
+from service.storage.mongomock_tuning import rebuild_user_index
 from service.storage.journal import DocumentWrite, Journal
 from service.storage.lockfile import DataDirLock
 
@@ -45,6 +45,13 @@ class EmbeddedEngine:
         # The newest write handed to the thread: a call whose changes an earlier commit already
         # took must still wait until they are on disk before it is answered.
         self._last_write: Future[None] | None = None
+        self._stores: dict[str, Any] = {}
+
+    def _store(self, name: str) -> Any:
+        store = self._stores.get(name)
+        if store is None:
+            store = self._stores[name] = _mock_collection(self.client, self.database, name)._store
+        return store
 
     def open(self) -> int:
         """Lock the directory and load every journalled document; return how many."""
@@ -55,9 +62,12 @@ class EmbeddedEngine:
         self._journal = Journal(self.data_dir / "memory.sqlite3")
         loaded = 0
         for name, document in self._journal.load():
-            # Straight into the store: insert_one would re-check unique indexes by scanning.
-            _mock_collection(self.client, self.database, name)._store[document["_id"]] = document
+            # Straight into the store's dict: insert_one would re-check unique indexes by scanning,
+            # and the store's own setter takes a lock per document.
+            self._store(name)._documents[document["_id"]] = document
             loaded += 1
+        for store in self._stores.values():
+            rebuild_user_index(store)  # now, not as a stall in some session's first call
         return loaded
 
     def mark_dirty(self, collection: str, doc_id: Any, fields: Iterable[str] | None = ALL_FIELDS) -> None:
@@ -74,13 +84,15 @@ class EmbeddedEngine:
         dirty, self._dirty = self._dirty, {}
         writes = []
         for (name, doc_id), fields in dirty.items():
-            document = _mock_collection(self.client, self.database, name)._store._documents.get(doc_id)
+            document = self._store(name)._documents.get(doc_id)
             writes.append(DocumentWrite(name, doc_id, document, None if fields is None else frozenset(fields)))
-        return dirty, Journal.encode(writes)
+        assert self._journal is not None
+        return dirty, self._journal.encode(writes)
 
     def _restore_dirty(self, dirty: dict[tuple[str, Any], set[str] | None]) -> None:
-        for (name, doc_id), fields in dirty.items():
-            self.mark_dirty(name, doc_id, fields)
+        # Whole documents: after a failed write, what the file holds of them is not known.
+        for name, doc_id in dirty:
+            self.mark_dirty(name, doc_id, ALL_FIELDS)
 
     def _submit(self) -> tuple[Future[None] | None, dict[tuple[str, Any], set[str] | None]]:
         """Hand every change since the last commit to the writer thread (one SQLite transaction).

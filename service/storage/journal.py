@@ -43,6 +43,17 @@ def _encode(value: Any) -> bytes:
     return bson.encode({"v": value})
 
 
+WHOLE = ""  # the field name of a row that holds a whole (small) document
+# A document with more list items than this is kept field by field (a playlist document, a
+# history bucket); smaller ones (events, audit entries, counters) as one row: fewer rows to read
+# at start-up, and rewriting them whole costs nothing.
+SPLIT_ABOVE_ITEMS = 256
+
+
+def _list_items(document: dict[str, Any]) -> int:
+    return sum(len(value) for value in document.values() if type(value) is list)
+
+
 @dataclass
 class DocumentWrite:
     """What one commit stores of one document: all of it, some fields of it, or its removal."""
@@ -52,17 +63,8 @@ class DocumentWrite:
     document: dict[str, Any] | None  # None: the document is gone
     fields: frozenset[str] | None = None  # None: every field (insert, replace)
 
-    def rows(self) -> tuple[list[tuple[str, str, str, int, bytes]], list[str]]:
-        """(field rows to upsert, fields to delete) — encoded now, so the rows are the state of
-        this instant even if the document changes before SQLite writes them."""
-        assert self.document is not None
-        key = document_key(self.doc_id)
-        order = {name: i for i, name in enumerate(self.document)}
-        names = order.keys() if self.fields is None else self.fields
-        rows = [(self.collection, key, name, order[name], _encode(self.document[name]))
-                for name in names if name in order]
-        gone = [name for name in (self.fields or ()) if name not in order]
-        return rows, gone
+
+Encoded = tuple[str, str, list[tuple[str, str, str, int, bytes]], list[str]]  # rows, fields to delete
 
 
 class Journal:
@@ -73,6 +75,8 @@ class Journal:
         # Deleted rows are zeroed in the file, not left in free pages (a hard delete means gone).
         self._db.execute("PRAGMA secure_delete=ON")
         self._db.execute(_SCHEMA)
+        # Documents stored field by field: a partial write of one of these rewrites its fields only.
+        self._split: set[tuple[str, str]] = set()
         self._convert_legacy()
 
     def _convert_legacy(self) -> None:
@@ -83,7 +87,7 @@ class Journal:
         try:
             for collection, body in self._db.execute(f"SELECT collection, body FROM {_LEGACY}").fetchall():
                 document = bson.decode(body)
-                rows, _ = DocumentWrite(collection, document["_id"], document).rows()
+                _, _, rows, _ = self.encode([DocumentWrite(collection, document["_id"], document)])[0]
                 self._db.executemany("INSERT OR REPLACE INTO fields VALUES (?, ?, ?, ?, ?)", rows)
             self._db.execute(f"DROP TABLE {_LEGACY}")
             self._db.execute("COMMIT")
@@ -93,33 +97,58 @@ class Journal:
 
     def load(self) -> Iterator[tuple[str, dict[str, Any]]]:
         current: tuple[str, str] | None = None
-        document: dict[str, Any] = {}
-        for collection, key, field, body in self._db.execute(
-            "SELECT collection, doc_key, field, body FROM fields ORDER BY collection, doc_key, ord, field"
+        whole: dict[str, Any] | None = None
+        fields: list[tuple[int, str, bytes]] = []
+
+        def assembled() -> dict[str, Any]:
+            if whole is not None:
+                return whole
+            self._split.add(current)  # type: ignore[arg-type]
+            return {name: bson.decode(body)["v"] for _, name, body in sorted(fields)}
+
+        # Primary-key order: no sort of the whole table; fields are put in order per document.
+        for collection, key, field, ord_, body in self._db.execute(
+            "SELECT collection, doc_key, field, ord, body FROM fields"
         ):
             if (collection, key) != current:
                 if current is not None:
-                    yield current[0], document
-                current, document = (collection, key), {}
-            document[field] = bson.decode(body)["v"]
+                    yield current[0], assembled()
+                current, whole, fields = (collection, key), None, []
+            if field == WHOLE:
+                whole = bson.decode(body)
+            else:
+                fields.append((ord_, field, body))
         if current is not None:
-            yield current[0], document
+            yield current[0], assembled()
 
-    @staticmethod
-    def encode(writes: Iterable[DocumentWrite]) -> list[tuple[str, str, list[Any], list[str]]]:
-        """Each write as (collection, key, rows, fields to delete); a whole-document write or a
-        removal deletes every field first (``["*"]``)."""
-        encoded = []
+    def encode(self, writes: Iterable[DocumentWrite]) -> list[Encoded]:
+        """Each write as (collection, key, rows to store, fields to delete; ``["*"]``: every row of
+        the document first). Encoded now, on the caller's thread: the rows are the state of this
+        instant even if the document changes before SQLite writes them. Called in commit order."""
+        encoded: list[Encoded] = []
         for write in writes:
             key = document_key(write.doc_id)
-            if write.document is None:
+            slot = (write.collection, key)
+            document = write.document
+            if document is None:
+                self._split.discard(slot)
                 encoded.append((write.collection, key, [], ["*"]))
-                continue
-            rows, gone = write.rows()
-            encoded.append((write.collection, key, rows, ["*"] if write.fields is None else gone))
+            elif _list_items(document) <= SPLIT_ABOVE_ITEMS:
+                self._split.discard(slot)
+                encoded.append((write.collection, key, [(write.collection, key, WHOLE, 0, bson.encode(document))],
+                                ["*"]))
+            else:
+                order = {name: i for i, name in enumerate(document)}
+                partial = write.fields is not None and slot in self._split
+                names = write.fields if partial else order.keys()
+                rows = [(write.collection, key, name, order[name], _encode(document[name]))
+                        for name in names if name in order]  # type: ignore[union-attr]
+                gone = [name for name in names if name not in order] if partial else ["*"]  # type: ignore[union-attr]
+                self._split.add(slot)
+                encoded.append((write.collection, key, rows, gone))
         return encoded
 
-    def write(self, encoded: list[tuple[str, str, list[Any], list[str]]]) -> None:
+    def write(self, encoded: list[Encoded]) -> None:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             for collection, key, rows, gone in encoded:
