@@ -51,7 +51,9 @@ SPLIT_ABOVE_ITEMS = 256
 
 
 def _list_items(document: dict[str, Any]) -> int:
-    return sum(len(value) for value in document.values() if type(value) is list)
+    """Items of the lists in a document, nested objects included (a bucket's snapshot.track_ids)."""
+    return sum(len(value) if type(value) is list else _list_items(value) if type(value) is dict else 0
+               for value in document.values())
 
 
 @dataclass

@@ -58,18 +58,27 @@ async def test_large_and_small_documents_come_back_exactly_after_restart(tmp_pat
     assert {k: v for k, v in again.items() if k != "as_of"} == {k: v for k, v in exported.items() if k != "as_of"}
 
 
-async def test_a_playlist_shrinking_below_the_split_size_is_stored_whole_again(tmp_path: Path) -> None:
+async def test_a_playlist_growing_past_the_split_size_and_shrinking_back_survives_restarts(tmp_path: Path) -> None:
     settings = Settings(data_dir=tmp_path / "data")
     tracks = [track(i) for i in range(BIG)]
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": 2, "playlist_id": playlist(1), "name": "big",
-                                                     "track_ids": tracks})
+        await call.ok("memory_log_playlist_create", {"user_id": 2, "playlist_id": playlist(1), "name": "small",
+                                                     "track_ids": tracks[:3]})
+    assert {field for _, field in rows_of(settings.data_dir, "playlists")} == {""}  # one row
+    async with connected(settings) as call:
+        await call.ok("memory_log_playlist_mutation", {"user_id": 2, "playlist_id": playlist(1),
+                                                       "type": "ADD_TRACKS", "payload": {"track_ids": tracks[3:]}})
+    assert "" not in {field for _, field in rows_of(settings.data_dir, "playlists")}  # now field rows
+    async with connected(settings) as call:
+        rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": 2, "playlist_id": playlist(1)})
+        assert rebuilt["track_ids"] == tracks
         await call.ok("memory_log_playlist_mutation", {"user_id": 2, "playlist_id": playlist(1),
                                                        "type": "REMOVE_TRACKS", "payload": {"track_ids": tracks[3:]}})
-    assert {field for key, field in rows_of(settings.data_dir, "playlists")} == {""}
     async with connected(settings) as call:
         rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": 2, "playlist_id": playlist(1)})
         assert rebuilt["track_ids"] == tracks[:3]
+        listed = await call.ok("memory_get_playlists", {"user_id": 2})
+        assert listed["items"][0]["track_count"] == 3
 
 
 async def test_a_journal_of_whole_documents_is_converted_on_open(tmp_path: Path) -> None:
