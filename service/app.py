@@ -22,11 +22,13 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.audit import record_audit_on_write_path
+from service.audit.retention import retaining_audit
 from service.audit.watcher import watching_audit
 from service.auth import RateLimiter, TokenStore
 from service.memory import MemoryService
 from service.loop_lag import watching_loop_lag
 from service.metrics import CONTENT_TYPE, ToolMetrics
+from service.search.warmup import warming_search
 from service.settings import LOOPBACK_HOSTS, Settings
 from service.storage import open_database
 from tools import create_mcp_server
@@ -56,9 +58,6 @@ async def running_service(settings: Settings, holder: ServiceHolder) -> AsyncIte
         rebuilt = await service.recover()
         if rebuilt:
             log.warning("rolled %d playlist documents forward after an interrupted write", rebuilt)
-        if db.engine == "embedded":
-            entries, seconds = await service.build_search_index()
-            log.info("search index built: %d entries in %.1f ms", entries, seconds * 1000)
         holder.service = service
         try:
             yield service
@@ -166,6 +165,12 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             # Real MongoDB: the change-stream watcher writes the audit log (idle on embedded).
             await stack.enter_async_context(watching_audit(service.database))
             await stack.enter_async_context(watching_loop_lag(metrics.loop_lag.observe))
+            # Embedded: search indexes are built per user on first search; this builds the rest
+            # in the background, one user at a time (nothing to do on MongoDB).
+            await stack.enter_async_context(warming_search(
+                service.build_search_index, settings.search_warmup and service.database.engine == "embedded"))
+            # MEMORY_AUDIT_RETENTION_DAYS: the TTL index on MongoDB, an hourly purge on embedded.
+            await stack.enter_async_context(retaining_audit(service.database, settings.audit_retention_days))
             if anonymous is not None:
                 await stack.enter_async_context(mcp.session_manager.run())
                 await stack.enter_async_context(anonymous.run())

@@ -63,8 +63,13 @@ class MemoryService:
         return rebuilt
 
     async def build_search_index(self) -> tuple[int, float]:
-        """Start-up, after recovery: (entries indexed, seconds); nothing to build on real MongoDB."""
-        return await self._search.rebuild()
+        """Build every user's search index, one user at a time, yielding between them: the server's
+        background warm-up (a search builds its user's index on first use anyway). Returns
+        (entries indexed, seconds); nothing to build on real MongoDB."""
+        if not self._search.in_memory:
+            return 0, 0.0
+        listed = await users.list_users(self._db, 2**31)
+        return await self._search.warm_up([row["user_id"] for row in listed])
 
     async def get_profile(self, user_id: int) -> dict[str, Any]:
         return await self._profiles.get(user_id)
@@ -143,8 +148,8 @@ class MemoryService:
     async def reconstruct_playlist(self, user_id: int, playlist_id: str, at_time: datetime | None) -> dict[str, Any]:
         return await self._reader.reconstruct_at(user_id, playlist_id, at_time)
 
-    async def search(self, user_id: int, query: str, limit: int) -> list[dict[str, Any]]:
-        return await self._search.search(user_id, query, limit)
+    async def search(self, user_id: int, query: str, limit: int, detail: str = "lean") -> list[dict[str, Any]]:
+        return await self._search.search(user_id, query, limit, detail)
 
     async def export_user_data(self, user_id: int, cursor: str | None) -> dict[str, Any]:
         return await export.export_part(self._db, user_id, cursor, self.settings.export_part_bytes)
