@@ -65,6 +65,12 @@ class Settings(BaseSettings):
     result_budget_bytes: int = Field(
         400_000, ge=10_000, description="get_playlist leaves out older events past this answer size (<1 MiB)."
     )
+    search_warmup: bool = Field(
+        True, description="Embedded store: build every user's search index in the background after start-up "
+        "(off = only on each user's first search).")
+    audit_retention_days: int = Field(
+        0, ge=0, description="Delete audit entries older than this many days (0 = keep forever); a deleted "
+        "user's tombstone is always kept. MongoDB: a TTL index; embedded: an hourly purge.")
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
