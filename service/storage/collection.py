@@ -150,8 +150,11 @@ class TrackedCollection:
         """Insert or replace the document; with ``condition``, replace only a stored document that
         meets it. Return False if a stored document did not meet it (nothing written)."""
         doc_id = _document_id(document)
+        # A sharded cluster refuses an upsert whose filter lacks the shard key (user_id).
+        owner = {"user_id": document["user_id"]} if "user_id" in document else {}
         try:
-            await self._run(self._collection.replace_one({"_id": doc_id, **(condition or {})}, document, upsert=True))
+            await self._run(self._collection.replace_one({"_id": doc_id, **owner, **(condition or {})}, document,
+                                                         upsert=True))
         except DuplicateDocument:
             if condition is None:
                 raise

@@ -67,11 +67,7 @@ EXEMPT_COLLECTIONS = {
 # Unscoped queries in code this file's author may not change, each with the change it awaits.
 # The test tolerates exactly these and fails once one no longer occurs, so the list stays true:
 # remove an entry when its fix lands.
-AWAITING_OWNER: dict[str, tuple[set[str], Any]] = {
-    "storage (service/storage/collection.py): TrackedCollection.replace_one sends {_id, **condition}; put the "
-    "document's user_id into that filter": (
-        {"driver"}, lambda q: q.method == "replace_one"),
-}
+AWAITING_OWNER: dict[str, tuple[set[str], Any]] = {}
 
 # What the recorder knows how to read a filter from; any other public method of the storage
 # interface fails the test until it is taught here.
