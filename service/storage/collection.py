@@ -16,7 +16,7 @@ from bson.errors import InvalidDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
 from service.errors import InvalidArgument, StorageUnavailable
-from service.storage.mongomock_tuning import documents_per_user
+from service.storage.mongomock_tuning import documents_per_user, find_limited
 
 # (collection, _id, the top-level fields changed or None for the whole document)
 MarkDirty = Callable[[str, Any, Iterable[str] | None], None]
@@ -88,6 +88,9 @@ class TrackedCollection:
         sort: list[tuple[str, int]] | None = None,
         limit: int = 0,
     ) -> list[dict]:
+        if self._in_process and limit > 0:
+            await asyncio.sleep(0)
+            return find_limited(self._collection, filter_, projection, sort, limit)
         cursor = self._collection.find(filter_, projection)
         if sort:
             cursor = cursor.sort(sort)

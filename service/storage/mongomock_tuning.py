@@ -15,6 +15,8 @@ playlist. Three changes, applied once at import, keep its semantics and remove t
 from __future__ import annotations
 
 import copy
+import heapq
+import itertools
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -92,7 +94,7 @@ def _dates_made_aware(value: Any) -> Any:
     """What a ``tz_aware`` client returns: dates tagged UTC. It is applied to the cursor's own
     copies, so a list without dates is handed on as it is."""
     kind = type(value)
-    if kind is dict:
+    if kind is dict or kind is OrderedDict:
         return {k: _dates_made_aware(v) for k, v in value.items()}
     if kind is list or kind is tuple:
         if set(map(type, value)) <= _NO_DATES:
@@ -175,6 +177,27 @@ def user_documents(store: CollectionStore, user_id: int) -> Iterator[dict]:
             yield document
 
 
+def find_limited(motor_collection: Any, filter_: Any, projection: Any, sort: Any, limit: int) -> list[dict]:
+    """A find with a limit: what mongomock's cursor returns, but it copies (and dates) every
+    matching document before applying the limit; this copies only the ``limit`` it returns."""
+    collection = motor_collection._AsyncMongoMockCollection__collection
+    spec = mock_helpers.patch_datetime_awareness_in_document(filter_)
+    if sort and len(sort) == 1 and sort[0][0] == "_id":
+        # By _id alone (the users' counters): plain ints or strings sort as MongoDB sorts them,
+        # without mongomock's generic sort key for every document.
+        found = list(collection._iter_documents(spec))
+        if len({type(d["_id"]) for d in found} - {int, str}) == 0 and len({type(d["_id"]) for d in found}) <= 1:
+            chosen = heapq.nsmallest(limit, found, key=_by_id) if sort[0][1] > 0 else \
+                heapq.nlargest(limit, found, key=_by_id)
+            return [_dates_made_aware(collection._copy_only_fields(d, projection, dict)) for d in chosen]
+    dataset = collection._get_dataset(spec, sort, projection, dict)
+    return [_dates_made_aware(document) for document in itertools.islice(dataset, limit)]
+
+
+def _by_id(document: dict) -> Any:
+    return document["_id"]
+
+
 def documents_per_user(motor_collection: Any) -> dict[int, int]:
     """How many documents each user has in a collection, from the per-user index alone."""
     store = motor_collection._AsyncMongoMockCollection__collection._store
@@ -185,6 +208,8 @@ def documents_per_user(motor_collection: Any) -> dict[int, int]:
 def _iter_documents(self: MockCollection, filter_: Any) -> Iterator[dict] | Any:
     if isinstance(filter_, dict):
         store = self._store
+        if not filter_:  # everything: no matcher to run per document
+            return iter(list(store.documents))
         key = filter_.get("_id")
         if isinstance(key, str | int) and not isinstance(key, bool):
             document = store._documents.get(key)
