@@ -10,6 +10,7 @@ the first part, so later parts neither repeat nor skip anything recorded by then
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import json
@@ -61,22 +62,47 @@ def _fit(section: str, key: list[Any], body: dict[str, Any], budget: int, pid: s
     ]
 
 
-async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int) -> AsyncIterator[Piece]:
-    profile = await db.profiles.find_one({"_id": user_id, "user_id": user_id})
-    if profile is not None:
-        # The document-level stamp only names its latest write (for the change stream); each
-        # history entry keeps its own.
-        body = to_json({k: v for k, v in profile.items() if k != "written_by"})
-        for piece in _fit("profile", [0], body, budget):
-            yield piece
-    events = await db.preference_events.find({"user_id": user_id}, sort=[("recorded_ns", 1), ("_id", 1)])
-    for event in events:
-        if event["recorded_ns"] <= as_of_ns:
-            # Which import wrote it here is this store's history, not the user's data.
-            body = {"event_id": event["_id"]} | to_json({k: v for k, v in event.items() if k != "imported_by"})
-            for piece in _fit("preference_event", [1, event["recorded_ns"], event["_id"]], body, budget):
+async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
+                 after: list[Any] | None = None) -> AsyncIterator[Piece]:
+    """The export's pieces in key order; with ``after`` (a later part's cursor) the sections and
+    records wholly before it are not read again, so each part costs what it carries."""
+    produced = 0
+    async for piece in _pieces(db, user_id, as_of_ns, budget, after):
+        yield piece
+        produced += 1
+        if produced % YIELD_EVERY == 0:
+            await asyncio.sleep(0)  # converting thousands of records is work other sessions wait on
+
+
+YIELD_EVERY = 64
+
+
+async def _pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
+                  after: list[Any] | None) -> AsyncIterator[Piece]:
+    section = after[0] if after else 0
+    if section == 0:
+        profile = await db.profiles.find_one({"_id": user_id, "user_id": user_id})
+        if profile is not None:
+            # The document-level stamp only names its latest write (for the change stream); each
+            # history entry keeps its own.
+            body = to_json({k: v for k, v in profile.items() if k != "written_by"})
+            for piece in _fit("profile", [0], body, budget):
                 yield piece
-    playlist_ids = sorted({b["playlist_id"] for b in await db.history.find({"user_id": user_id, "base_seq": 0}, {"playlist_id": 1})})
+    if section <= 1:
+        query: dict[str, Any] = {"user_id": user_id}
+        if section == 1:
+            query["recorded_ns"] = {"$gte": after[1]}  # type: ignore[index]
+        events = await db.preference_events.find(query, sort=[("recorded_ns", 1), ("_id", 1)])
+        for event in events:
+            if event["recorded_ns"] <= as_of_ns:
+                # Which import wrote it here is this store's history, not the user's data.
+                body = {"event_id": event["_id"]} | to_json({k: v for k, v in event.items() if k != "imported_by"})
+                for piece in _fit("preference_event", [1, event["recorded_ns"], event["_id"]], body, budget):
+                    yield piece
+    firsts = await db.history.find({"user_id": user_id, "base_seq": 0}, {"playlist_id": 1})
+    playlist_ids = sorted({b["playlist_id"] for b in firsts})
+    if section == 2:
+        playlist_ids = [pid for pid in playlist_ids if pid >= after[1]]  # type: ignore[index]
     for pid in playlist_ids:
         buckets = await db.history.find({"user_id": user_id, "playlist_id": pid}, sort=[("base_seq", 1)])
         created = buckets[0]["created"]
@@ -163,7 +189,7 @@ async def export_part(db: Database, user_id: int, cursor: str | None, budget: in
     used = 0
     last_key: list[Any] | None = None
     current_pid: str | None = None
-    async for section, key, body in pieces(db, user_id, as_of, budget):
+    async for section, key, body in pieces(db, user_id, as_of, budget, after):
         if after is not None and key <= after:
             continue
         size = _size(body)

@@ -7,6 +7,7 @@ what is rebuilt can never disagree.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import filterfalse
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +60,8 @@ def apply_event(state: PlaylistState, event_type: str, payload: dict[str, Any], 
         return PlaylistState(_add_tracks(state.track_ids, payload, max_tracks), state.meta)
     if event_type == "REMOVE_TRACKS":
         removed = set(payload["track_ids"])
-        return PlaylistState([t for t in state.track_ids if t not in removed], state.meta)
+        # filterfalse runs the loop in C: replaying a 5,000-track bucket is mostly these.
+        return PlaylistState(list(filterfalse(removed.__contains__, state.track_ids)), state.meta)
     if event_type == "REORDER":
         order = payload["track_ids"]
         if Counter(order) != Counter(state.track_ids):
