@@ -94,3 +94,22 @@ async def concurrent(callers: list[Call], make: Callable[[int, int], tuple[str, 
     if errors:
         print(f"  ({len(errors)} failed calls under load, first: {errors[0]})", file=sys.stderr, flush=True)
     return len(latencies) / wall, latencies, errors
+
+
+async def paired(call: Callable[[int], Awaitable[Any]], floor: Callable[[], Awaitable[Any]], n: int,
+                 warmup: int) -> tuple[list[float], list[float]]:
+    """Like ``timed``, with a trivial call right after each call (ms of both): a ratio between the
+    two is then taken under the same conditions, on a machine whose load varies by the minute."""
+    for i in range(warmup):
+        await call(i)
+        await floor()
+    samples: list[float] = []
+    floors: list[float] = []
+    for i in range(warmup, warmup + n):
+        start = time.perf_counter()
+        await call(i)
+        middle = time.perf_counter()
+        await floor()
+        samples.append((middle - start) * 1000)
+        floors.append((time.perf_counter() - middle) * 1000)
+    return samples, floors
