@@ -6,22 +6,17 @@ data two sessions write together is their user's shared playlist (ADD_TRACKS app
 their user's profile (each patch sets keys unique to the session), so the expected end state is
 deterministic as well.
 
-Exports and deletes are in the mix on a fixed schedule, so every session makes both even in a
-short run: an export of the session's own user (whatever the others wrote concurrently, it holds
-everything this session had been acknowledged), and a cycle on a scratch user of the session's
-own (``scratch_user_of``, which its token also covers): write a little, export it and check it,
-delete it, export again and find nothing. Deleting only scratch users keeps the deletes from
-fighting the checks of the other users' acknowledged writes; each scratch user ends empty, with
-one audit tombstone per delete.
+Exports and deletes are in the mix on a fixed schedule (``load_exports``).
 """
 
 from __future__ import annotations
 
 import random
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from tests.e2e.load_exports import Call, ExportsAndDeletes, expect
 
 SESSIONS = 32
 USERS = 8
@@ -30,33 +25,16 @@ MAX_OWNED = 5  # playlists one session creates at most; then its creates turn in
 MIN_LENGTH, MAX_LENGTH = 3, 30  # owned playlists are kept in this range so calls stay cheap
 SHARED_INITIAL = 5
 WORDS = ["upbeat", "breather", "metal", "symphonic", "drive", "calm", "pop", "night", "road", "trip"]
-# Every EXPORT_EVERY-th step of a session exports its user, every SCRATCH_EVERY-th runs a scratch
-# cycle (export + delete), the first ones early (offsets spread by session) so a short run has them.
-EXPORT_EVERY, SCRATCH_EVERY = 30, 30
-SCRATCH_BASE = 100  # scratch user of session s: SCRATCH_BASE + s (never one of the USERS)
-# Otherwise about 55% reads, 45% writes. ops_list_users is kept rare: it counts every user's data, so it is
-# by far the most expensive call and would otherwise dominate the server's time.
+# Besides the scheduled exports and deletes, about 55% reads, 45% writes. ops_list_users is kept
+# rare: it counts every user's data, so it is by far the most expensive call and would otherwise
+# dominate the server's time.
 MIX: dict[str, int] = {
     "get_profile": 10, "get_playlists": 7, "get_playlist": 8, "reconstruct": 12, "search": 8, "list_users": 1,
     "create": 3, "mutate": 20, "shared_append": 8, "profile": 8, "preference": 8, "retry": 2,
 }
 
-# (kind for the latency table, tool, arguments) -> the result of a successful envelope; anything
-# else (a failed envelope, a broken envelope, a timeout) raises.
-Call = Callable[[str, str, dict[str, Any]], Awaitable[Any]]
-
-
 def user_of(session: int) -> int:
     return session // SESSIONS_PER_USER + 1
-
-
-def scratch_user_of(session: int) -> int:
-    return SCRATCH_BASE + session
-
-
-def is_empty_export(data: dict[str, Any]) -> bool:
-    return data.get("profile") is None and not data.get("preference_events") and not data.get("playlists") \
-        and not data.get("chunks")
 
 
 def shared_playlist_id(user: int) -> str:
@@ -81,15 +59,6 @@ def apply(tracks: list[str], meta: dict[str, Any], kind: str,
     return tracks, {**meta, **payload}
 
 
-class Mismatch(Exception):
-    """A read disagreed with what this session had been acknowledged."""
-
-
-def expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise Mismatch(message)
-
-
 @dataclass
 class Owned:
     pid: str
@@ -101,7 +70,7 @@ class Owned:
 
 
 @dataclass
-class SessionModel:
+class SessionModel(ExportsAndDeletes):
     session: int
     rng: random.Random
     owned: list[Owned] = field(default_factory=list)
@@ -123,8 +92,8 @@ class SessionModel:
         return user_of(self.session)
 
     @property
-    def scratch_user(self) -> int:
-        return scratch_user_of(self.session)
+    def shared_pid(self) -> str:
+        return shared_playlist_id(self.user)
 
     @property
     def tag(self) -> str:
@@ -151,11 +120,8 @@ class SessionModel:
         self.shared_snapshot_id = result["snapshot_id"]
 
     async def step(self, call: Call) -> None:
-        self.steps += 1
-        if self.steps % EXPORT_EVERY == 2 + self.session % 6:
-            return await self.op_export(call)
-        if self.steps % SCRATCH_EVERY == 5 + self.session % 6:
-            return await self.op_scratch(call)
+        if await self.scheduled(call):
+            return
         op = self.rng.choices(list(MIX), weights=list(MIX.values()))[0]
         if op == "create" and len(self.owned) >= MAX_OWNED:
             op = "mutate"
@@ -331,85 +297,3 @@ class SessionModel:
         expect(shown["playlist_count"] >= len(self.owned) + 1 and shown["profile_version"] >= self.profile_patches
                and shown["preference_event_count"] >= len(self.preference_ids),
                f"{self.tag}: ops_list_users shows fewer writes than this session alone made: {shown}")
-
-    # --- exports and deletes --------------------------------------------------------------
-
-    async def export(self, call: Call, user: int, kind: str) -> dict[str, Any]:
-        """Every part of ``user``'s export, joined (playlists split across parts merged by id)."""
-        arguments: dict[str, Any] = {"user_id": user}
-        joined: dict[str, Any] = {"profile": None, "preference_events": [], "playlists": {}, "chunks": []}
-        for _ in range(1000):
-            data = (await call(kind, "memory_export_user_data", arguments))["data"]
-            if data.get("profile") is not None:
-                joined["profile"] = data["profile"]
-            joined["preference_events"] += data.get("preference_events", [])
-            joined["chunks"] += data.get("chunks", [])
-            for part in data.get("playlists", []):
-                entry = joined["playlists"].setdefault(part["playlist_id"], {"snapshots": [], "events": []})
-                entry.update({k: v for k, v in part.items() if k not in ("snapshots", "events")})
-                entry["snapshots"] += part.get("snapshots", [])
-                entry["events"] += part.get("events", [])
-            cursor = data["continuation"]["next_cursor"]
-            if cursor is None:
-                return joined
-            arguments = {"user_id": user, "cursor": cursor}
-        raise Mismatch(f"{self.tag}: the export of user {user} did not end after 1000 parts")
-
-    async def op_export(self, call: Call) -> None:
-        """Export the session's own user while the others write: the export is taken at the moment
-        of its first part, after every write this session was acknowledged, so it holds them all."""
-        exported = await self.export(call, self.user, "export own user")
-        expect(not exported["chunks"], f"{self.tag}: unexpected chunked pieces in a small user's export")
-        for plist in self.owned:
-            stored = exported["playlists"].get(plist.pid)
-            expect(stored is not None, f"{self.tag}: export lacks acknowledged playlist {plist.pid}")
-            ids = [e["event_id"] for e in stored["events"]]
-            expect(ids == plist.event_ids, f"{self.tag}: export of {plist.pid} holds {len(ids)} events, "
-                   f"not the {len(plist.event_ids)} acknowledged, in order")
-        shared = exported["playlists"].get(shared_playlist_id(self.user), {"events": []})
-        missing = set(self.shared_event_ids) - {e["event_id"] for e in shared["events"]}
-        expect(not missing, f"{self.tag}: export lacks {len(missing)} acknowledged shared appends")
-        missing = set(self.preference_ids) - {e["event_id"] for e in exported["preference_events"]}
-        expect(not missing, f"{self.tag}: export lacks {len(missing)} acknowledged preference events")
-        if self.profile_patches:
-            self.check_profile(exported["profile"], "export")
-        self.exports += 1
-
-    async def op_scratch(self, call: Call) -> None:
-        """Fill the scratch user, export and check it, delete it, and find its export empty."""
-        user, cycle = self.scratch_user, self.scratch_cycles + 1
-        pid = f"{self.tag}scratch{cycle:04d}"
-        tracks = [self.new_track() for _ in range(4)]
-        created = await call("create scratch", "memory_log_playlist_create", {
-            "user_id": user, "playlist_id": pid, "name": f"scratch {self.tag} {cycle}", "track_ids": tracks,
-            "idempotency_key": f"load-scratch-{pid}"})
-        added = [self.new_track() for _ in range(2)]
-        event_ids = []
-        for track_id in added:
-            result = await call("mutation scratch", "memory_log_playlist_mutation", {
-                "user_id": user, "playlist_id": pid, "type": "ADD_TRACKS", "payload": {"track_ids": [track_id]},
-                "client_event_id": self.client_event_id()})
-            event_ids.append(result["event_id"])
-        await call("update_profile scratch", "memory_update_profile", {
-            "user_id": user, "patch": {"scratch": {self.tag: cycle}}, "reason": "load test scratch"})
-        preference = await call("append_preference_event scratch", "memory_append_preference_event", {
-            "user_id": user, "type": "note", "source": "user", "payload": {"raw_text": f"scratch {self.tag} {cycle}"}})
-
-        exported = await self.export(call, user, "export scratch user")
-        where = f"{self.tag}: export of scratch user {user}, cycle {cycle}"
-        expect(list(exported["playlists"]) == [pid], f"{where}: playlists {list(exported['playlists'])}")
-        stored = exported["playlists"][pid]
-        expect([e["event_id"] for e in stored["events"]] == event_ids, f"{where}: events differ")
-        expect(stored["snapshots"][0]["snapshot_id"] == created["snapshot_id"], f"{where}: creation snapshot")
-        expect(stored["snapshots"][0]["track_ids"] == tracks, f"{where}: creation tracks")
-        profile = exported["profile"] or {}
-        expect((profile.get("profile"), profile.get("version")) == ({"scratch": {self.tag: cycle}}, 1),
-               f"{where}: profile {profile.get('profile')} v{profile.get('version')} (a delete leaves none)")
-        expect([e["event_id"] for e in exported["preference_events"]] == [preference["event_id"]],
-               f"{where}: preference events differ")
-
-        deleted = await call("delete scratch user", "memory_delete_user_data", {"user_id": user, "confirm": True})
-        expect(deleted["user_id"] == user and deleted["deleted"] is True, f"{where}: delete answered {deleted}")
-        after = await self.export(call, user, "export deleted scratch user")
-        expect(is_empty_export(after), f"{where}: the export after the delete is not empty: {str(after)[:300]}")
-        self.scratch_cycles += 1
