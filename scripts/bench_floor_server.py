@@ -2,7 +2,8 @@
 
 ``python scripts/bench_floor_server.py sse PORT`` serves it over SSE on 127.0.0.1:PORT (uvicorn, as
 ``memory-service serve`` does); ``python scripts/bench_floor_server.py stdio`` serves it over stdio.
-``scripts/bench.py`` imports ``floor_server()`` for the in-process figure.
+The benchmark (``scripts/benchmarks/sections/floor.py`` and ``tools.py``) imports ``floor_server()``
+for the in-process figures.
 """
 
 from __future__ import annotations
