@@ -12,6 +12,7 @@ from typing import Any
 from service.ledger.keys import bucket_id, head_id
 from service.ledger.state import PlaylistState, apply_event
 from service.storage import Database
+from service.timeutil import as_utc
 
 # mongomock copies every field a read returns: reads that need no track lists leave them out.
 BUCKET_HEADER = {"snapshot.track_ids": 0, "events": 0}
@@ -43,7 +44,7 @@ def replay_bucket(bucket: dict[str, Any], max_tracks: int, until: Any = None) ->
     for event in bucket["events"]:
         if event["seq"] <= bucket["base_seq"]:
             continue
-        if until is not None and event["timestamp"] > until:
+        if until is not None and as_utc(event["timestamp"]) > until:
             break
         # Stored events were valid when committed; replay trusts them and skips the length check.
         state = apply_event(state, event["type"], event["payload"], max_tracks=1 << 62)
@@ -55,6 +56,11 @@ async def load_bucket(
     db: Database, user_id: int, playlist_id: str, base_seq: int, projection: dict[str, int] | None = None
 ) -> dict[str, Any] | None:
     return await db.history.find_one({"_id": bucket_id(user_id, playlist_id, base_seq), "user_id": user_id}, projection)
+
+
+async def read_bucket(db: Database, user_id: int, playlist_id: str, base_seq: int) -> dict[str, Any] | None:
+    """A whole bucket for replay only, without copying it (read-only; dates may be naive UTC)."""
+    return await db.history.find_one_shared({"_id": bucket_id(user_id, playlist_id, base_seq), "user_id": user_id})
 
 
 async def walk_forward(

@@ -9,7 +9,7 @@ from typing import Any
 
 from service.errors import PlaylistNotFound, PlaylistNotYetCreated
 from service.ledger.keys import head_id
-from service.ledger.projection import load_bucket, replay_bucket, walk_forward
+from service.ledger.projection import load_bucket, read_bucket, replay_bucket, walk_forward
 from service.ledger.writer import LedgerWriter
 from service.storage import Database
 from service.timeutil import as_utc, utc_now
@@ -44,7 +44,7 @@ class LedgerReader:
         else:
             starts = [as_utc(entry[1]) for entry in index]
             position = bisect.bisect_right(starts, at_time) - 1
-        bucket = await load_bucket(self._db, user_id, playlist_id, index[position][0])
+        bucket = await read_bucket(self._db, user_id, playlist_id, index[position][0])
         if bucket is None:  # pragma: no cover - buckets are never deleted while the playlist exists
             raise PlaylistNotFound("playlist history is missing", {"field": "playlist_id"})
         if position == len(index) - 1:

@@ -41,7 +41,9 @@ def _add_tracks(tracks: list[str], payload: dict[str, Any], max_tracks: int) -> 
                 f"insert_at {at} is past the end of a playlist of {len(tracks)} tracks",
                 {"field": "payload.insert_at", "current_length": len(tracks)},
             )
-        return tracks[:at] + list(new) + tracks[at:]
+        result = tracks.copy()
+        result[at:at] = new  # one copy and a memmove, not three slices of the playlist
+        return result
     # positions[i] is where track_ids[i] stands in the resulting playlist.
     out_of_range = [p for p in positions if p >= final_length]
     if out_of_range:

@@ -198,6 +198,12 @@ def _by_id(document: dict) -> Any:
     return document["_id"]
 
 
+def stored_document(motor_collection: Any, filter_: Any) -> dict | None:
+    """The first stored document matching the filter, itself (no copy)."""
+    collection = motor_collection._AsyncMongoMockCollection__collection
+    return next(iter(collection._iter_documents(mock_helpers.patch_datetime_awareness_in_document(filter_))), None)
+
+
 def documents_per_user(motor_collection: Any) -> dict[int, int]:
     """How many documents each user has in a collection, from the per-user index alone."""
     store = motor_collection._AsyncMongoMockCollection__collection._store
@@ -232,6 +238,94 @@ def _iter_documents(self: MockCollection, filter_: Any) -> Iterator[dict] | Any:
 
 _scan_documents = MockCollection._iter_documents
 _mock_delete = MockCollection._delete
+_mock_update = MockCollection._update
+
+# --- updates in place ---------------------------------------------------------------------
+# mongomock deep-copies a document before every update (to roll back on a unique-index clash,
+# and to tell whether anything changed): appending one event to a history bucket copied all of
+# its events, a cost that grew with the bucket. The service's updates are plain $set / $push /
+# $inc / $max on named fields, none of which can fail half-way or touch a unique key, so they
+# are applied to the stored document directly; anything else goes to mongomock's own path.
+_IN_PLACE = {"$set", "$push", "$inc", "$max"}
+_MISSING = object()
+
+
+def _parent(document: dict, path: str, create: bool) -> tuple[Any, str]:
+    *steps, last = path.split(".")
+    node: Any = document
+    for step in steps:
+        child = node.get(step, _MISSING) if isinstance(node, dict) else _MISSING
+        if child is _MISSING:
+            if not create:
+                return None, last
+            child = node[step] = {}
+        node = child
+    return node, last
+
+
+def _plain_update(update: Any, unique_keys: set[str]) -> bool:
+    if not isinstance(update, dict) or not update or not set(update) <= _IN_PLACE:
+        return False
+    for operation in update.values():
+        if not isinstance(operation, dict):
+            return False
+        for path, value in operation.items():
+            root = path.split(".", 1)[0]
+            if root == "_id" or root in unique_keys or path.startswith("$") or "$" in path:
+                return False
+    return True
+
+
+def _push_modifiers(value: Any) -> set[str]:
+    """The modifiers of a $push value ($each, $slice, $position…); none for a plain value."""
+    return {k for k in value if k.startswith("$")} if isinstance(value, dict) else set()
+
+
+def _apply_in_place(document: dict, update: dict) -> None:
+    for operator, operation in update.items():
+        for path, value in operation.items():
+            parent, name = _parent(document, path, create=True)
+            if not isinstance(parent, dict):
+                raise ValueError(path)
+            if operator == "$set":
+                parent[name] = _patch_datetime_awareness(fast_deepcopy(value))
+            elif operator == "$inc":
+                parent[name] = parent.get(name, 0) + value
+            elif operator == "$max":
+                value = _patch_datetime_awareness(value)
+                current = parent.get(name, _MISSING)
+                if current is _MISSING or current is None or value > current:
+                    parent[name] = value
+            else:  # $push, plain or {$each, $slice}
+                modifiers = _push_modifiers(value)
+                each = value["$each"] if "$each" in modifiers else [value]
+                array = parent.setdefault(name, [])
+                if type(array) is not list:
+                    raise ValueError(path)
+                array.extend(_patch_datetime_awareness(fast_deepcopy(item)) for item in each)
+                cut = value.get("$slice") if "$slice" in modifiers else None
+                if cut is not None:
+                    array[:] = array[cut:] if cut < 0 else array[:cut]
+
+
+def _update(self: MockCollection, spec: Any, document: Any, upsert: bool = False, manipulate: bool = False,
+            multi: bool = False, check_keys: bool = False, hint: Any = None, session: Any = None,
+            collation: Any = None, let: Any = None, array_filters: Any = None, **kwargs: Any) -> dict[str, Any]:
+    unique = {key for index in self._store.indexes.values() if index.get("unique")
+              for key, _ in index.get("key", ())}
+    plain = (not (upsert or hint or session or collation or let or array_filters or kwargs)
+             and isinstance(spec, dict) and _plain_update(document, {k.split(".", 1)[0] for k in unique}))
+    if not plain or any(_push_modifiers(v) - {"$each", "$slice"} for v in document.get("$push", {}).values()):
+        return _mock_update(self, spec, document, upsert, manipulate, multi, check_keys, hint, session,
+                            collation, let, array_filters, **kwargs)
+    matched = 0
+    for existing in list(self._iter_documents(mock_helpers.patch_datetime_awareness_in_document(spec))):
+        _apply_in_place(existing, document)
+        matched += 1
+        if not multi:
+            break
+    return {"connectionId": self.database.client._id, "err": None, "n": matched,
+            "nModified": matched, "ok": 1, "upserted": None, "updatedExisting": bool(matched)}
 
 
 def _delete(self: MockCollection, filter: Any, collation: Any = None, hint: Any = None, multi: bool = False,
@@ -256,6 +350,7 @@ def _install() -> None:
     CollectionStore._taste_memory_tuned = True  # type: ignore[attr-defined]
     MockCollection._iter_documents = _iter_documents  # type: ignore[method-assign]
     MockCollection._delete = _delete  # type: ignore[method-assign]
+    MockCollection._update = _update  # type: ignore[method-assign]
     mock_collection.copy = _CopyModule  # type: ignore[assignment]
     mock_collection._copy_field = _copy_field
     mock_helpers.patch_datetime_awareness_in_document = _patch_datetime_awareness
