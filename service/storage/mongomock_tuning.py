@@ -250,28 +250,17 @@ _IN_PLACE = {"$set", "$push", "$inc", "$max"}
 _MISSING = object()
 
 
-def _parent(document: dict, path: str, create: bool) -> tuple[Any, str]:
-    *steps, last = path.split(".")
-    node: Any = document
-    for step in steps:
-        child = node.get(step, _MISSING) if isinstance(node, dict) else _MISSING
-        if child is _MISSING:
-            if not create:
-                return None, last
-            child = node[step] = {}
-        node = child
-    return node, last
-
-
 def _plain_update(update: Any, unique_keys: set[str]) -> bool:
+    """Only top-level fields, no _id, no unique key: such an update cannot clash or half-apply."""
     if not isinstance(update, dict) or not update or not set(update) <= _IN_PLACE:
         return False
-    for operation in update.values():
+    for operator, operation in update.items():
         if not isinstance(operation, dict):
             return False
-        for path, value in operation.items():
-            root = path.split(".", 1)[0]
-            if root == "_id" or root in unique_keys or path.startswith("$") or "$" in path:
+        for name, value in operation.items():
+            if name == "_id" or name in unique_keys or "." in name or name.startswith("$"):
+                return False
+            if operator == "$push" and _push_modifiers(value) - {"$each", "$slice"}:
                 return False
     return True
 
@@ -281,27 +270,38 @@ def _push_modifiers(value: Any) -> set[str]:
     return {k for k in value if k.startswith("$")} if isinstance(value, dict) else set()
 
 
+def _applies_cleanly(document: dict, update: dict) -> bool:
+    """Whether every part of the update fits the document as it is (else mongomock decides)."""
+    for operator, operation in update.items():
+        for name, value in operation.items():
+            current = document.get(name, _MISSING)
+            if operator == "$push" and current is not _MISSING and type(current) is not list:
+                return False
+            if operator == "$inc" and not (isinstance(value, int | float) and not isinstance(value, bool)
+                                           and (current is _MISSING or isinstance(current, int | float))):
+                return False
+            if operator == "$max" and current is not _MISSING and current is not None and \
+                    type(_patch_datetime_awareness(value)) is not type(current):
+                return False
+    return True
+
+
 def _apply_in_place(document: dict, update: dict) -> None:
     for operator, operation in update.items():
-        for path, value in operation.items():
-            parent, name = _parent(document, path, create=True)
-            if not isinstance(parent, dict):
-                raise ValueError(path)
+        for name, value in operation.items():
             if operator == "$set":
-                parent[name] = _patch_datetime_awareness(fast_deepcopy(value))
+                document[name] = _patch_datetime_awareness(fast_deepcopy(value))
             elif operator == "$inc":
-                parent[name] = parent.get(name, 0) + value
+                document[name] = document.get(name, 0) + value
             elif operator == "$max":
                 value = _patch_datetime_awareness(value)
-                current = parent.get(name, _MISSING)
+                current = document.get(name, _MISSING)
                 if current is _MISSING or current is None or value > current:
-                    parent[name] = value
+                    document[name] = value
             else:  # $push, plain or {$each, $slice}
                 modifiers = _push_modifiers(value)
                 each = value["$each"] if "$each" in modifiers else [value]
-                array = parent.setdefault(name, [])
-                if type(array) is not list:
-                    raise ValueError(path)
+                array = document.setdefault(name, [])
                 array.extend(_patch_datetime_awareness(fast_deepcopy(item)) for item in each)
                 cut = value.get("$slice") if "$slice" in modifiers else None
                 if cut is not None:
@@ -315,11 +315,12 @@ def _update(self: MockCollection, spec: Any, document: Any, upsert: bool = False
               for key, _ in index.get("key", ())}
     plain = (not (upsert or hint or session or collation or let or array_filters or kwargs)
              and isinstance(spec, dict) and _plain_update(document, {k.split(".", 1)[0] for k in unique}))
-    if not plain or any(_push_modifiers(v) - {"$each", "$slice"} for v in document.get("$push", {}).values()):
+    targets = list(self._iter_documents(mock_helpers.patch_datetime_awareness_in_document(spec))) if plain else []
+    if not plain or not all(_applies_cleanly(existing, document) for existing in targets[:None if multi else 1]):
         return _mock_update(self, spec, document, upsert, manipulate, multi, check_keys, hint, session,
                             collation, let, array_filters, **kwargs)
     matched = 0
-    for existing in list(self._iter_documents(mock_helpers.patch_datetime_awareness_in_document(spec))):
+    for existing in targets:
         _apply_in_place(existing, document)
         matched += 1
         if not multi:

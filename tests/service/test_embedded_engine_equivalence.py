@@ -1,0 +1,108 @@
+"""The embedded engine's shortcuts (service/storage/mongomock_tuning.py) against mongomock's own
+behaviour as the reference: the per-user index, ``$in`` lookups, limited finds, in-place updates
+and copy-free deletes must answer exactly what stock mongomock answers, on any documents."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import mongomock
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from service.storage import mongomock_tuning as tuning
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+
+scalars = st.one_of(st.integers(-5, 5), st.text("ab", max_size=3), st.none(), st.booleans(),
+                    st.integers(0, 10).map(lambda m: T0 + timedelta(minutes=m, microseconds=1234)))
+values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
+                                                       st.dictionaries(st.sampled_from("xyz"), inner, max_size=3)),
+                      max_leaves=8)
+documents = st.lists(
+    st.fixed_dictionaries({"user_id": st.integers(1, 3), "n": st.integers(0, 4), "tags": st.lists(scalars, max_size=3)},
+                          optional={"v": values, "when": scalars}),
+    max_size=12)
+updates = st.dictionaries(
+    st.sampled_from(["$set", "$push", "$inc", "$max"]),
+    st.dictionaries(st.sampled_from(["n", "tags", "v", "when", "new"]),
+                    st.one_of(values, st.fixed_dictionaries({"$each": st.lists(scalars, max_size=3)},
+                                                            optional={"$slice": st.integers(-3, 3)}))),
+    min_size=1, max_size=3)
+
+
+class Stock:
+    """mongomock without the tuning: the original functions the tuning wraps."""
+
+    def __enter__(self) -> None:
+        self.saved = (mongomock.collection.Collection._iter_documents, mongomock.collection.Collection._update,
+                      mongomock.collection.Collection._delete)
+        mongomock.collection.Collection._iter_documents = tuning._scan_documents
+        mongomock.collection.Collection._update = tuning._mock_update
+        mongomock.collection.Collection._delete = tuning._mock_delete
+
+    def __exit__(self, *exc: Any) -> None:
+        (mongomock.collection.Collection._iter_documents, mongomock.collection.Collection._update,
+         mongomock.collection.Collection._delete) = self.saved
+
+
+def loaded(docs: list[dict[str, Any]]) -> Any:
+    collection = mongomock.MongoClient(tz_aware=True).db.c
+    for i, doc in enumerate(docs):
+        collection.insert_one({"_id": f"d{i:02d}", **copy.deepcopy(doc)})
+    return collection
+
+
+def outcome(action: Any, docs: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]]]:
+    collection = loaded(docs)
+    try:
+        answer: Any = action(collection)
+    except Exception as exc:  # noqa: BLE001 - the kind of refusal is part of the behaviour
+        answer = ("error", type(exc).__name__)
+    return answer, list(collection.find({}, sort=[("_id", 1)]))
+
+
+def both(action: Any, docs: list[dict[str, Any]]) -> None:
+    tuned = outcome(action, docs)
+    with Stock():
+        stock = outcome(action, docs)
+    assert tuned == stock
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents, st.integers(1, 3), st.sampled_from([None, {"n": 2}, {"n": {"$gte": 2}}, {"tags": "a"}]))
+def test_user_filters_find_what_a_scan_finds(docs: list[dict[str, Any]], user: int, rest: Any) -> None:
+    query = {"user_id": user, **(rest or {})}
+    # Without a sort MongoDB promises no order (an $in lookup answers in the list's order): sets.
+    both(lambda c: sorted(c.find(query), key=lambda d: d["_id"]), docs)
+    both(lambda c: c.count_documents(query), docs)
+    both(lambda c: sorted(c.find({"_id": {"$in": ["d03", "d01", "zz", "d01"]}, **(rest or {})}),
+                          key=lambda d: d["_id"]), docs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents, updates, st.integers(1, 3), st.booleans())
+def test_updates_in_place_match_mongomock(docs: list[dict[str, Any]], update: dict[str, Any], user: int,
+                                          multi: bool) -> None:
+    query = {"user_id": user}
+    both(lambda c: (c.update_many if multi else c.update_one)(query, update).matched_count, docs)
+
+
+@settings(max_examples=100, deadline=None)
+@given(documents, st.integers(1, 3), st.integers(1, 5), st.sampled_from([1, -1]))
+def test_limited_finds_and_deletes_match_mongomock(docs: list[dict[str, Any]], user: int, limit: int,
+                                                   order: int) -> None:
+    tuned = [tuning.find_limited(_Motorish(loaded(docs)), {"user_id": user}, None, [("_id", order)], limit)]
+    with Stock():
+        stock = [list(loaded(docs).find({"user_id": user}, sort=[("_id", order)], limit=limit))]
+    assert tuned == stock
+    both(lambda c: c.delete_many({"user_id": user, "n": {"$lt": 3}}).deleted_count, docs)
+
+
+class _Motorish:
+    """What find_limited reaches through: mongomock-motor's wrapper around a collection."""
+
+    def __init__(self, collection: Any) -> None:
+        self._AsyncMongoMockCollection__collection = collection
