@@ -65,6 +65,21 @@ async def running_service(settings: Settings, holder: ServiceHolder) -> AsyncIte
             holder.service = None
 
 
+@contextlib.asynccontextmanager
+async def background_work(service: MemoryService, settings: Settings) -> AsyncIterator[None]:
+    """What a serving process runs beside the calls, whatever its transport."""
+    async with contextlib.AsyncExitStack() as stack:
+        # Real MongoDB: the change-stream watcher writes the audit log (idle on embedded).
+        await stack.enter_async_context(watching_audit(service.database))
+        # Embedded: search indexes are built per user on first search; this builds the rest
+        # in the background, one user at a time (nothing to do on MongoDB).
+        await stack.enter_async_context(warming_search(
+            service.build_search_index, settings.search_warmup and service.database.engine == "embedded"))
+        # MEMORY_AUDIT_RETENTION_DAYS: the TTL index on MongoDB, an hourly purge on embedded.
+        await stack.enter_async_context(retaining_audit(service.database, settings.audit_retention_days))
+        yield
+
+
 def transport_security(settings: Settings) -> TransportSecuritySettings:
     """DNS-rebinding guard, always on: the SDK enables it by itself only for a loopback bind, so
     a server on 0.0.0.0 (a container) would otherwise accept any Host header."""
@@ -162,15 +177,8 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with running_service(settings, holder) as service, contextlib.AsyncExitStack() as stack:
-            # Real MongoDB: the change-stream watcher writes the audit log (idle on embedded).
-            await stack.enter_async_context(watching_audit(service.database))
+            await stack.enter_async_context(background_work(service, settings))
             await stack.enter_async_context(watching_loop_lag(metrics.loop_lag.observe))
-            # Embedded: search indexes are built per user on first search; this builds the rest
-            # in the background, one user at a time (nothing to do on MongoDB).
-            await stack.enter_async_context(warming_search(
-                service.build_search_index, settings.search_warmup and service.database.engine == "embedded"))
-            # MEMORY_AUDIT_RETENTION_DAYS: the TTL index on MongoDB, an hourly purge on embedded.
-            await stack.enter_async_context(retaining_audit(service.database, settings.audit_retention_days))
             if anonymous is not None:
                 await stack.enter_async_context(mcp.session_manager.run())
                 await stack.enter_async_context(anonymous.run())

@@ -14,9 +14,8 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn
 
 from models.schema_files import seed_profile
-from service.app import ServiceHolder, build_app, running_service
+from service.app import ServiceHolder, background_work, build_app, running_service
 from service.audit.origin import CallOrigin, acting_as, new_request_id
-from service.audit.watcher import watching_audit
 from service.auth import TokenStore
 from service.errors import DataDirectoryLocked, MemoryServiceError
 from service.logging_setup import configure_logging
@@ -106,7 +105,7 @@ async def _serve_stdio(settings: Settings) -> None:
 
     holder = ServiceHolder()
     mcp = create_mcp_server(holder, settings.tool_names)
-    async with running_service(settings, holder) as service, watching_audit(service.database):
+    async with running_service(settings, holder) as service, background_work(service, settings):
         await mcp.run_stdio_async()
 
 

@@ -7,6 +7,7 @@ documents; pymongo's errors become the service's own so no driver detail reaches
 from __future__ import annotations
 
 import asyncio
+import itertools
 import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
@@ -16,7 +17,7 @@ from bson.errors import InvalidDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
 from service.errors import InvalidArgument, StorageUnavailable
-from service.storage.mongomock_tuning import documents_per_user, find_limited, stored_document
+from service.storage.mongomock_tuning import documents_per_user, find_documents, stored_document
 
 # (collection, _id, the top-level fields changed or None for the whole document)
 MarkDirty = Callable[[str, Any, Iterable[str] | None], None]
@@ -65,6 +66,16 @@ class TrackedCollection:
             change["updateDescription"] = {"updatedFields": dict(updated)}
         await self.on_change(change)
 
+    @staticmethod
+    def _mapped(function: Callable[..., Any], *args: Any) -> Any:
+        """A synchronous call into the embedded engine, its errors mapped as ``_run`` maps them."""
+        try:
+            return function(*args)
+        except DuplicateKeyError as exc:
+            raise DuplicateDocument(str(exc)) from exc
+        except PyMongoError as exc:
+            raise StorageUnavailable("the database did not complete the operation") from exc
+
     async def _run(self, operation: Any) -> Any:
         if self._in_process:
             await asyncio.sleep(0)
@@ -97,15 +108,29 @@ class TrackedCollection:
         sort: list[tuple[str, int]] | None = None,
         limit: int = 0,
     ) -> list[dict]:
-        if self._in_process and limit > 0:
-            await asyncio.sleep(0)
-            return find_limited(self._collection, filter_, projection, sort, limit)
+        if self._in_process:
+            return await self._find_in_process(filter_, projection, sort, limit)
         cursor = self._collection.find(filter_, projection)
         if sort:
             cursor = cursor.sort(sort)
         if limit:
             cursor = cursor.limit(limit)
         return await self._run(cursor.to_list(length=None))
+
+    async def _find_in_process(self, filter_: Mapping[str, Any], projection: Any, sort: Any, limit: int,
+                               chunk: int = 500) -> list[dict]:
+        """The embedded engine's find, handed out ``chunk`` documents at a time with a yield
+        between chunks, so reading 25,000 events does not hold every other session (like a
+        server's cursor batches, a chunk may see writes made while earlier chunks were read)."""
+        await asyncio.sleep(0)
+        found: list[dict] = []
+        documents = self._mapped(find_documents, self._collection, filter_, projection, sort, limit)
+        while True:
+            batch = self._mapped(list, itertools.islice(documents, chunk))
+            found.extend(batch)
+            if len(batch) < chunk:
+                return found
+            await asyncio.sleep(0)
 
     async def count_documents(self, filter_: Mapping[str, Any]) -> int:
         return await self._run(self._collection.count_documents(filter_))

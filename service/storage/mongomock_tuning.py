@@ -15,8 +15,8 @@ playlist. Three changes, applied once at import, keep its semantics and remove t
 from __future__ import annotations
 
 import copy
-import heapq
 import itertools
+from operator import itemgetter
 from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -177,25 +177,40 @@ def user_documents(store: CollectionStore, user_id: int) -> Iterator[dict]:
             yield document
 
 
-def find_limited(motor_collection: Any, filter_: Any, projection: Any, sort: Any, limit: int) -> list[dict]:
-    """A find with a limit: what mongomock's cursor returns, but it copies (and dates) every
-    matching document before applying the limit; this copies only the ``limit`` it returns."""
+_NUMBERS = {int, float}
+_SORTABLE = ({str}, {datetime}, _NUMBERS, {int}, {float})
+
+
+def _sorted_natively(documents: list[dict], sort: list[tuple[str, int]]) -> list[dict] | None:
+    """Sorted as MongoDB sorts them when every sort field is top-level and holds one kind of
+    plain value in every document (strings, numbers or dates), with C-speed keys; else None
+    (mongomock's generic sort key then decides)."""
+    for field, _ in sort:
+        if "." in field:
+            return None
+        kinds = {type(d.get(field)) for d in documents}
+        if not documents or kinds not in _SORTABLE:
+            return None
+    ordered = list(documents)
+    for field, direction in reversed(sort):  # stable sorts, last key first
+        ordered.sort(key=itemgetter(field), reverse=direction < 0)
+    return ordered
+
+
+def find_documents(motor_collection: Any, filter_: Any, projection: Any, sort: Any, limit: int) -> Iterator[dict]:
+    """What mongomock's cursor returns, produced lazily: its cursor copies (and dates) every
+    matching document before applying a limit, copies its result list again for every document
+    it hands out (quadratic in the result), and sorts with a generic per-document key."""
     collection = motor_collection._AsyncMongoMockCollection__collection
     spec = mock_helpers.patch_datetime_awareness_in_document(filter_)
-    if sort and len(sort) == 1 and sort[0][0] == "_id":
-        # By _id alone (the users' counters): plain ints or strings sort as MongoDB sorts them,
-        # without mongomock's generic sort key for every document.
+    if sort:
         found = list(collection._iter_documents(spec))
-        if len({type(d["_id"]) for d in found} - {int, str}) == 0 and len({type(d["_id"]) for d in found}) <= 1:
-            chosen = heapq.nsmallest(limit, found, key=_by_id) if sort[0][1] > 0 else \
-                heapq.nlargest(limit, found, key=_by_id)
-            return [_dates_made_aware(collection._copy_only_fields(d, projection, dict)) for d in chosen]
+        ordered = _sorted_natively(found, sort)
+        if ordered is not None:
+            chosen = ordered[:limit] if limit else ordered
+            return (_dates_made_aware(collection._copy_only_fields(d, projection, dict)) for d in chosen)
     dataset = collection._get_dataset(spec, sort, projection, dict)
-    return [_dates_made_aware(document) for document in itertools.islice(dataset, limit)]
-
-
-def _by_id(document: dict) -> Any:
-    return document["_id"]
+    return (_dates_made_aware(document) for document in (itertools.islice(dataset, limit) if limit else dataset))
 
 
 def stored_document(motor_collection: Any, filter_: Any) -> dict | None:
@@ -261,6 +276,8 @@ def _plain_update(update: Any, unique_keys: set[str]) -> bool:
             if name == "_id" or name in unique_keys or "." in name or name.startswith("$"):
                 return False
             if operator == "$push" and _push_modifiers(value) - {"$each", "$slice"}:
+                return False
+            if operator == "$max" and type(value) not in (int, float, str, datetime):
                 return False
     return True
 

@@ -90,19 +90,28 @@ def test_updates_in_place_match_mongomock(docs: list[dict[str, Any]], update: di
     both(lambda c: (c.update_many if multi else c.update_one)(query, update).matched_count, docs)
 
 
-@settings(max_examples=100, deadline=None)
-@given(documents, st.integers(1, 3), st.integers(1, 5), st.sampled_from([1, -1]))
-def test_limited_finds_and_deletes_match_mongomock(docs: list[dict[str, Any]], user: int, limit: int,
-                                                   order: int) -> None:
-    tuned = [tuning.find_limited(_Motorish(loaded(docs)), {"user_id": user}, None, [("_id", order)], limit)]
+SORTS = [None, [("_id", 1)], [("_id", -1)], [("n", 1)], [("n", -1), ("_id", 1)], [("when", 1)],
+         [("n", 1), ("when", -1), ("_id", -1)], [("v", 1)]]
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents, st.sampled_from([None, 1, 2]), st.integers(0, 5), st.sampled_from(SORTS),
+       st.sampled_from([None, {"n": 1}, {"_id": 0}]))
+def test_finds_and_deletes_match_mongomock(docs: list[dict[str, Any]], user: int | None, limit: int,
+                                           sort: Any, projection: Any) -> None:
+    query = {} if user is None else {"user_id": user}
+    tuned = list(tuning.find_documents(_Motorish(loaded(docs)), query, projection, sort, limit))
     with Stock():
-        stock = [list(loaded(docs).find({"user_id": user}, sort=[("_id", order)], limit=limit))]
+        cursor = loaded(docs).find(query, projection)
+        stock = list((cursor.sort(sort) if sort else cursor).limit(limit))
+    if sort is None:  # no order promised without a sort
+        tuned, stock = [sorted(x, key=repr) for x in (tuned, stock)]
     assert tuned == stock
-    both(lambda c: c.delete_many({"user_id": user, "n": {"$lt": 3}}).deleted_count, docs)
+    both(lambda c: c.delete_many({**query, "n": {"$lt": 3}}).deleted_count, docs)
 
 
 class _Motorish:
-    """What find_limited reaches through: mongomock-motor's wrapper around a collection."""
+    """What find_documents reaches through: mongomock-motor's wrapper around a collection."""
 
     def __init__(self, collection: Any) -> None:
         self._AsyncMongoMockCollection__collection = collection

@@ -72,7 +72,7 @@ AWAITING_OWNER: dict[str, tuple[set[str], Any]] = {}
 # What the recorder knows how to read a filter from; any other public method of the storage
 # interface fails the test until it is taught here.
 INTERFACE_METHODS = {"find_one", "find", "count_documents", "aggregate", "insert_one", "update_one",
-                     "find_one_and_update", "replace_one", "delete_many", "count_by_user"}
+                     "find_one_and_update", "replace_one", "delete_many", "count_by_user", "find_one_shared"}
 WHOLE_COLLECTION = {"count_by_user"}  # no filter: over every user (start-up's recount)
 NOT_IN_ONE_USER_CALLS = {"find_one_and_update", "aggregate", "count_by_user"}
 DRIVER_FILTER_FIRST = {"find_one", "find", "count_documents", "update_one", "update_many", "find_one_and_update",
@@ -235,6 +235,9 @@ def record_driver(service: Any, recorder: Recorder) -> bool:
         collection = getattr(database, name)
         if isinstance(collection, TrackedCollection) and hasattr(collection, "_collection"):
             collection._collection = DriverRecorder(collection._collection, collection.name, recorder)
+            # The embedded engine's shortcuts read mongomock's store directly; at this level the
+            # calls take the driver route a MongoDB server would receive.
+            collection._in_process = False
             wrapped = True
     return wrapped
 
