@@ -1,16 +1,20 @@
 """The output schemas the tools publish: self-contained, true of every PRD result, cheap to check.
 
 The stock MCP client validates every successful result against the published ``outputSchema`` with
-``jsonschema``; a per-item subschema costs a sub-validator per item (~10 µs), so arrays of strings
-(track IDs, intent tags) are published without one. These tests hold the published schemas to three
-promises: a strict client can compile them with no registry; they differ from the full PRD result
-schema only by dropping the per-item schema of string arrays (so every PRD-valid result is valid
-against them); and a 10,000-track answer costs the client a fixed number of sub-validations.
+``jsonschema``; a per-item subschema costs a sub-validator per item (~10 µs) and one per checked
+field of an object item, so no array is published with one. These tests hold the published schemas
+to four promises: a strict client can compile them with no registry; they differ from the full PRD
+result schema only by moving each array's item schema (``items``) into its ``description``, verbatim,
+on exactly the arrays listed here (so every PRD-valid result is valid against them, and the PRD rule
+can be read back from them); the client's check of a 1,000-row answer costs as many sub-validations
+as a 1-row one; and what the published schema no longer checks, the PRD schema the tests use does.
 """
 
 from __future__ import annotations
 
 import json
+import uuid
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -22,25 +26,51 @@ from tests.support import connected, playlist, track
 from tests.tools.contract import TOOLS, errors_of, result_validator, wire
 from tests.tools.published import published_schemas, refs, strict_validator, unresolvable_refs
 
-TRACK_ID_DEFINITION = {"type": "string", "minLength": 10, "maxLength": 80}  # SpotifyTrackId, inlined
-STRING_ITEMS = [TRACK_ID_DEFINITION, {"type": "string"}]  # the item schemas of string arrays in the PRD results
+ITEM_RULE = "Every item: "  # how a published array's description quotes the PRD item schema it replaces
+
+# The arrays published without their item schema, by result path: every array of the PRD results that is
+# not itself inside an item schema (intent_tags of a get_playlists item goes with the item's schema).
+DESCRIBED_ARRAYS = {
+    "ops.list_users": ["users"],
+    "memory.get_playlists": ["items"],
+    "memory.get_playlist": ["playlist/intent_tags", "latest_snapshot/track_ids", "recent_events"],
+    "memory.reconstruct_playlist": ["track_ids"],
+    "memory.search": ["results"],
+    "ops.audit": ["entries"],
+}
 
 
-def _differences(prd: Any, published: Any, path: str = "") -> list[str]:
-    """Where the published schema departs from the PRD's, except by dropping string arrays' item schemas
-    (and saying in ``description`` what the items are)."""
-    if isinstance(prd, dict) and isinstance(published, dict):
-        if prd.get("type") == "array" and prd.get("items") in STRING_ITEMS:
-            rest = {k: v for k, v in published.items() if k != "description"}
-            expected = {k: v for k, v in prd.items() if k != "items"}
-            described = json.dumps(prd["items"], separators=(", ", ": ")) in published.get("description", "")
-            return [] if rest == expected and described else [f"{path}: {published} is not {expected} + description"]
-        if set(prd) != set(published):
-            return [f"{path}: keys {sorted(prd)} became {sorted(published)}"]
-        return [d for k in prd for d in _differences(prd[k], published[k], f"{path}/{k}")]
-    if isinstance(prd, list) and isinstance(published, list) and len(prd) == len(published):
-        return [d for a, b in zip(prd, published) for d in _differences(a, b, path)]
-    return [] if prd == published else [f"{path}: {prd!r} became {published!r}"]
+def _arrays(node: Any, path: str = "") -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every array schema in a schema document, with its path of property names (``[]`` for an item)."""
+    if isinstance(node, dict):
+        if node.get("type") == "array":
+            yield path, node
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                for name, sub in value.items():
+                    yield from _arrays(sub, f"{path}/{name}".lstrip("/"))
+            elif key == "items":
+                yield from _arrays(value, f"{path}[]")
+            else:
+                yield from _arrays(value, path)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _arrays(value, path)
+
+
+def _restored(node: Any) -> Any:
+    """The published schema with each array's quoted item rule put back as its ``items``."""
+    if isinstance(node, dict):
+        said = node.get("description")
+        if node.get("type") == "array" and isinstance(said, str) and ITEM_RULE in said:
+            start = said.index("{", said.index(ITEM_RULE))
+            items, end = json.JSONDecoder().raw_decode(said, start)
+            assert said[end:].startswith(". Not published as a per-item schema"), said
+            return {**{k: _restored(v) for k, v in node.items() if k != "description"}, "items": items}
+        return {k: _restored(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_restored(v) for v in node]
+    return node
 
 
 @pytest.mark.parametrize("prd_name", TOOLS)
@@ -53,14 +83,19 @@ def test_published_schema_compiles_without_a_registry(prd_name: str) -> None:
 
 
 @pytest.mark.parametrize("prd_name", TOOLS)
-def test_published_schema_only_drops_track_id_item_schemas(prd_name: str) -> None:
+def test_published_schema_only_moves_item_schemas_into_descriptions(prd_name: str) -> None:
     prd = success_envelope_schema(prd_name)
     published = published_output_schema(prd_name)
-    assert _differences(prd, published) == []
-    # Dropping a subschema of `items` can only admit more instances: every PRD-valid envelope
-    # stays valid. The tools with string lists do publish the lighter form.
-    if prd_name in ("memory.reconstruct_playlist", "memory.get_playlist", "memory.get_playlists"):
-        assert published != prd
+    # Nothing else changed: putting the quoted item rules back gives the PRD schema, key for key.
+    assert _restored(published) == prd
+    # No array of the published schema keeps a per-item schema, and the arrays that lost one are exactly
+    # the PRD's arrays with items (outside other items), each quoting its own rule.
+    assert [path for path, array in _arrays(published) if "items" in array] == []
+    described = [path.removeprefix("result/") for path, array in _arrays(published) if "description" in array]
+    assert described == DESCRIBED_ARRAYS.get(prd_name, [])
+    assert described == [path.removeprefix("result/") for path, array in _arrays(prd) if "items" in array and "[]" not in path]
+    # Dropping a subschema of `items` can only admit more instances: every PRD-valid envelope stays valid.
+    assert (published != prd) == (prd_name in DESCRIBED_ARRAYS)
 
 
 def test_schemas_handed_out_are_copies() -> None:
@@ -88,16 +123,48 @@ def test_error_envelopes_satisfy_every_published_schema() -> None:
     assert list(strict_validator(published_output_schema("memory.reconstruct_playlist")).iter_errors(bad))
 
 
-def _big_reconstruction(tracks: int) -> dict[str, Any]:
-    return {"success": True, "result": {
-        "playlist_id": playlist(1), "as_of": "2025-01-01T00:00:00.000Z",
-        "track_ids": [track(i) for i in range(tracks)],
-        "reconstruction": {"used_snapshot_id": None, "applied_event_count": 0},
-    }}
+ISO = "2025-01-01T00:00:00.000Z"
 
 
-def test_a_big_track_list_costs_the_client_no_per_track_work(monkeypatch: pytest.MonkeyPatch) -> None:
-    validator = strict_validator(published_output_schema("memory.reconstruct_playlist"))
+def _event(i: int) -> dict[str, Any]:
+    return {"event_id": str(uuid.UUID(int=i + 1)), "timestamp": ISO, "type": "ADD_TRACKS", "payload": {"track_ids": [track(i)]}}
+
+
+# A PRD-valid result of each tool with a described array, its lists `rows` long.
+ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
+    "ops.list_users": lambda rows: {"users": [
+        {"user_id": i + 1, "profile_version": i, "playlist_count": 3, "preference_event_count": 4,
+         "updated_at": ISO if i % 2 else None} for i in range(rows)]},
+    "memory.get_playlists": lambda rows: {"items": [
+        {"playlist_id": playlist(i), "name": f"List {i}", "created_at": ISO, "updated_at": ISO,
+         "intent_tags": ["calm", "late night"], "track_count": 30} for i in range(rows)], "next_cursor": None},
+    "memory.get_playlist": lambda rows: {
+        "playlist": {"playlist_id": playlist(1), "user_id": 1, "name": "P", "created_at": ISO, "updated_at": ISO,
+                     "intent_tags": [f"tag{i}" for i in range(rows)]},
+        "latest_snapshot": {"snapshot_id": str(uuid.UUID(int=1)), "created_at": ISO,
+                            "track_ids": [track(i) for i in range(rows)]},
+        "recent_events": [_event(i) for i in range(rows)]},
+    "memory.reconstruct_playlist": lambda rows: {
+        "playlist_id": playlist(1), "as_of": ISO, "track_ids": [track(i) for i in range(rows)],
+        "reconstruction": {"used_snapshot_id": None, "applied_event_count": 0}},
+    "memory.search": lambda rows: {"results": [
+        {"kind": "playlist", "id": playlist(i), "score": 1 / (i + 1), "snippet": "late night synthwave",
+         "metadata": {"name": f"List {i}"}} for i in range(rows)]},
+    "ops.audit": lambda rows: {"entries": [
+        {"entry_id": f"entry{i}", "time": ISO, "collection": "playlists", "operation": "update", "user_id": 1,
+         "playlist_id": playlist(1), "document_key": playlist(1), "tool": "memory.log_playlist_mutation",
+         "request_id": f"req{i}", "principal": "local", "via": "write_path"} for i in range(rows)],
+        "next_cursor": None},
+}
+
+
+@pytest.mark.parametrize("prd_name", sorted(DESCRIBED_ARRAYS))
+def test_a_long_answer_costs_the_client_what_a_short_one_does(prd_name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One row or 1,000 (track IDs, users, hits, playlists, audit entries, events): the same sub-validations."""
+    short, long = ANSWERS[prd_name](1), ANSWERS[prd_name](1_000)
+    for result in (short, long):  # real answers: they satisfy the full PRD schema
+        assert errors_of(result_validator(prd_name), result) == []
+    validator = strict_validator(published_output_schema(prd_name))
     descents: list[int] = []
     original = type(validator).descend
 
@@ -106,26 +173,43 @@ def test_a_big_track_list_costs_the_client_no_per_track_work(monkeypatch: pytest
         return original(self, *args, **kwargs)
 
     monkeypatch.setattr(type(validator), "descend", counted)
-    small, big = _big_reconstruction(10), _big_reconstruction(10_000)
-    assert list(validator.iter_errors(small)) == []
-    for_small = len(descents)
+    assert list(validator.iter_errors({"success": True, "result": short})) == []
+    for_short = len(descents)
     descents.clear()
-    assert list(validator.iter_errors(big)) == []
-    assert len(descents) == for_small < 20
+    assert list(validator.iter_errors({"success": True, "result": long})) == []
+    assert len(descents) == for_short < 20
 
 
 def test_the_prd_schema_still_checks_every_track_id() -> None:
     """What the published schema no longer checks, the PRD result schema (used by the tests) does."""
-    envelope = _big_reconstruction(3)
-    envelope["result"]["track_ids"][1] = "short"
-    envelope["result"]["track_ids"][2] = 7
+    result = ANSWERS["memory.reconstruct_playlist"](3)
+    result["track_ids"][1] = "short"
+    result["track_ids"][2] = 7
     published = strict_validator(published_output_schema("memory.reconstruct_playlist"))
-    assert list(published.iter_errors(envelope)) == []  # looser, by design
-    problems = errors_of(result_validator("memory.reconstruct_playlist"), envelope["result"])
+    assert list(published.iter_errors({"success": True, "result": result})) == []  # looser, by design
+    problems = errors_of(result_validator("memory.reconstruct_playlist"), result)
     assert len(problems) == 2 and {p.split(":")[0] for p in problems} == {"track_ids/1", "track_ids/2"}
     # ... and the published one still checks everything around the list.
-    for broken in ({**envelope["result"], "extra": 1}, {**envelope["result"], "track_ids": "x"},
-                   {k: v for k, v in envelope["result"].items() if k != "as_of"}):
+    for broken in ({**result, "extra": 1}, {**result, "track_ids": "x"}, {k: v for k, v in result.items() if k != "as_of"}):
+        assert list(published.iter_errors({"success": True, "result": broken})), broken
+
+
+def test_the_prd_schema_still_checks_every_field_of_every_row() -> None:
+    """Rows of objects: a missing, an extra and a mistyped field pass the published schema, not the PRD's."""
+    result = ANSWERS["ops.list_users"](4)
+    del result["users"][1]["playlist_count"]
+    result["users"][2]["extra"] = 1
+    result["users"][3]["profile_version"] = -1
+    published = strict_validator(published_output_schema("ops.list_users"))
+    assert list(published.iter_errors({"success": True, "result": result})) == []  # looser, by design
+    problems = errors_of(result_validator("ops.list_users"), result)
+    assert {"/".join(p.split(":")[0].split("/")[:2]) for p in problems} == {"users/1", "users/2", "users/3"}, problems
+    hits = ANSWERS["memory.search"](2)
+    hits["results"][1]["kind"] = "song"
+    assert list(strict_validator(published_output_schema("memory.search")).iter_errors({"success": True, "result": hits})) == []
+    assert [p.split(":")[0] for p in errors_of(result_validator("memory.search"), hits)] == ["results/1/kind"]
+    # ... and the published one still checks everything around the rows.
+    for broken in ({**result, "extra": 1}, {"users": {"user_id": 1}}, {}):
         assert list(published.iter_errors({"success": True, "result": broken})), broken
 
 
@@ -147,3 +231,31 @@ async def test_big_answers_validate_against_both_schemas(settings: Settings) -> 
         assert published.problem(wire(prd_name), envelope) is None
         assert errors_of(result_validator(prd_name), envelope["result"]) == []
     assert answers["memory.reconstruct_playlist"]["result"]["track_ids"] == [*ids, track(5000)]
+
+
+async def test_full_pages_validate_against_both_schemas(settings: Settings) -> None:
+    """Full pages of object rows through the client (50 users, 50 playlists with 8 tags, 25 search hits,
+    an audit page): they satisfy the published and the PRD schema."""
+    tags = ["calm", "late night", "focus", "rainy day", "jazz", "soul", "piano", "slow"]
+    async with connected(settings) as call:
+        published = await published_schemas(call.client)
+        for user in range(2, 51):
+            await call.ok("memory_update_profile", {"user_id": user, "patch": {"genres": ["jazz"]}})
+        for n in range(50):
+            await call.ok("memory_log_playlist_create", {
+                "user_id": 1, "playlist_id": playlist(n), "name": f"Saxophone nights {n}", "track_ids": [track(n)],
+                "intent_tags": tags,
+            })
+        answers = {
+            "ops.list_users": await call("ops_list_users", {"limit": 50}),
+            "memory.get_playlists": await call("memory_get_playlists", {"user_id": 1, "limit": 50}),
+            "memory.search": await call("memory_search", {"user_id": 1, "query": "saxophone nights", "limit": 25}),
+            "ops.audit": await call("ops_audit", {"limit": 100}),
+        }
+    for prd_name, envelope in answers.items():
+        assert envelope["success"], envelope
+        assert published.problem(wire(prd_name), envelope) is None
+        assert errors_of(result_validator(prd_name), envelope["result"]) == []
+    assert len(answers["ops.list_users"]["result"]["users"]) == 50
+    assert len(answers["memory.get_playlists"]["result"]["items"]) == 50
+    assert len(answers["memory.search"]["result"]["results"]) == 25
