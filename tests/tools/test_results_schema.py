@@ -4,8 +4,9 @@ Each test drives realistic calls through the MCP client and validates the whole 
 ``memory.tool.response.json`` and ``result`` against ``<tool>.result.json`` (common ``$ref``s
 resolved from ``memory.common.json``), with ``date-time`` and ``uuid`` really checked; and the same
 envelope against the output schema the tool published in ``tools/list``, the way a strict MCP client
-checks it (metaschema check, no registry). The published schema is looser than the PRD's on track-ID
-arrays (``models/schema_files.py``), so both checks are needed.
+checks it (metaschema check, no registry). The published schema leaves out the item schema of every
+array (track IDs, tags, users, hits, playlists, events, audit entries; ``models/schema_files.py``),
+so only the PRD check sees each item and field: both checks are needed.
 """
 
 from __future__ import annotations
