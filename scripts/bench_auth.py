@@ -120,7 +120,7 @@ async def write_path_rows(calls: int) -> list[tuple[str, list[float], list[float
     async def measure(service: MemoryService) -> tuple[list[float], list[float]]:
         arguments = {"user_id": USER, "playlist_id": "benchplaylist01", "name": "b", "track_ids": [track(0)]}
         await service.log_playlist_create(arguments, None)
-        hook = service.database.history._on_change
+        hook = service.database.history.on_change
 
         async def mutate(i: int) -> None:
             with acting_as(CallOrigin("bench", "memory.log_playlist_mutation", new_request_id())):
@@ -130,9 +130,9 @@ async def write_path_rows(calls: int) -> list[tuple[str, list[float], list[float
 
         with_audit, without = [], []
         for _ in range(ROUNDS):
-            service.database.history._on_change = hook
+            service.database.history.on_change = hook
             with_audit += await timed(mutate, max(calls // ROUNDS, 10), 5)
-            service.database.history._on_change = None
+            service.database.history.on_change = None
             without += await timed(mutate, max(calls // ROUNDS, 10), 5)
         return with_audit, without
 

@@ -26,6 +26,11 @@ MarkDirty = Callable[[str, Any, Iterable[str] | None], None]
 OnChange = Callable[[dict[str, Any]], Awaitable[None]]
 
 
+async def _now(function: Callable[..., Any], *args: Any) -> Any:
+    """A synchronous call into the embedded engine as an awaitable, so it goes through ``_run``."""
+    return function(*args)
+
+
 class DuplicateDocument(Exception):
     """A unique index (or ``_id``) refused the write: another writer got there first."""
 
@@ -66,16 +71,6 @@ class TrackedCollection:
             change["updateDescription"] = {"updatedFields": dict(updated)}
         await self.on_change(change)
 
-    @staticmethod
-    def _mapped(function: Callable[..., Any], *args: Any) -> Any:
-        """A synchronous call into the embedded engine, its errors mapped as ``_run`` maps them."""
-        try:
-            return function(*args)
-        except DuplicateKeyError as exc:
-            raise DuplicateDocument(str(exc)) from exc
-        except PyMongoError as exc:
-            raise StorageUnavailable("the database did not complete the operation") from exc
-
     async def _run(self, operation: Any) -> Any:
         if self._in_process:
             await asyncio.sleep(0)
@@ -98,8 +93,7 @@ class TrackedCollection:
         microseconds; the caller must not modify it or anything in it. MongoDB: a plain find_one."""
         if not self._in_process:
             return await self.find_one(filter_)
-        await asyncio.sleep(0)
-        return stored_document(self._collection, filter_)
+        return await self._run(_now(stored_document, self._collection, filter_))
 
     async def find(
         self,
@@ -122,15 +116,13 @@ class TrackedCollection:
         """The embedded engine's find, handed out ``chunk`` documents at a time with a yield
         between chunks, so reading 25,000 events does not hold every other session (like a
         server's cursor batches, a chunk may see writes made while earlier chunks were read)."""
-        await asyncio.sleep(0)
         found: list[dict] = []
-        documents = self._mapped(find_documents, self._collection, filter_, projection, sort, limit)
-        while True:
-            batch = self._mapped(list, itertools.islice(documents, chunk))
+        documents = await self._run(_now(find_documents, self._collection, filter_, projection, sort, limit))
+        while True:  # each chunk its own round trip through _run (a yield, the error mapping)
+            batch = await self._run(_now(list, itertools.islice(documents, chunk)))
             found.extend(batch)
             if len(batch) < chunk:
                 return found
-            await asyncio.sleep(0)
 
     async def count_documents(self, filter_: Mapping[str, Any]) -> int:
         return await self._run(self._collection.count_documents(filter_))
@@ -139,8 +131,7 @@ class TrackedCollection:
         """Documents per ``user_id`` over the whole collection (start-up's recount): the embedded
         engine reads its per-user index, MongoDB groups over the ``user_id`` indexes."""
         if self._in_process:
-            await asyncio.sleep(0)
-            return documents_per_user(self._collection)
+            return await self._run(_now(documents_per_user, self._collection))
         rows = await self.aggregate([{"$group": {"_id": "$user_id", "n": {"$sum": 1}}}])
         return {row["_id"]: row["n"] for row in rows if row["_id"] is not None}
 
