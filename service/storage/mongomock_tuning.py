@@ -77,7 +77,7 @@ _NO_DATES = _ATOMS - {datetime}
 
 def _patch_datetime_awareness(value: Any) -> Any:
     """mongomock walks every value written or queried to truncate dates to milliseconds; a list
-    without dates (track IDs) needs no walk."""
+    without dates (track IDs) needs no walk. Returns new containers (a copy safe to store)."""
     kind = type(value)
     if kind in _NO_DATES:
         return value
@@ -307,7 +307,7 @@ def _apply_in_place(document: dict, update: dict) -> None:
     for operator, operation in update.items():
         for name, value in operation.items():
             if operator == "$set":
-                document[name] = _patch_datetime_awareness(fast_deepcopy(value))
+                document[name] = _patch_datetime_awareness(value)
             elif operator == "$inc":
                 document[name] = document.get(name, 0) + value
             elif operator == "$max":
@@ -319,7 +319,7 @@ def _apply_in_place(document: dict, update: dict) -> None:
                 modifiers = _push_modifiers(value)
                 each = value["$each"] if "$each" in modifiers else [value]
                 array = document.setdefault(name, [])
-                array.extend(_patch_datetime_awareness(fast_deepcopy(item)) for item in each)
+                array.extend(_patch_datetime_awareness(item) for item in each)
                 cut = value.get("$slice") if "$slice" in modifiers else None
                 if cut is not None:
                     array[:] = array[cut:] if cut < 0 else array[:cut]
