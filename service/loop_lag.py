@@ -5,8 +5,10 @@ every other session paid, whatever that call's own latency was."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+
+from service.background import in_background
 
 INTERVAL_S = 0.025
 
@@ -19,12 +21,6 @@ async def measure_lag(observe: Callable[[float], None], interval: float = INTERV
         observe(max(0.0, loop.time() - started - interval))
 
 
-@contextlib.asynccontextmanager
-async def watching_loop_lag(observe: Callable[[float], None], interval: float = INTERVAL_S) -> AsyncIterator[None]:
-    task = asyncio.create_task(measure_lag(observe, interval), name="event-loop-lag")
-    try:
-        yield
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+def watching_loop_lag(observe: Callable[[float], None],
+                      interval: float = INTERVAL_S) -> AbstractAsyncContextManager[asyncio.Task[None]]:
+    return in_background(measure_lag(observe, interval), "event-loop-lag")

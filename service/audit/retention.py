@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from pymongo import ASCENDING, IndexModel
 
+from service.background import in_background
 from service.storage.collection import TrackedCollection
 from service.timeutil import utc_now
 
@@ -120,10 +121,5 @@ async def retaining_audit(database: Database, days: int, every: float = PURGE_EV
                 log.exception("audit retention purge failed; retrying at the next period")
             await asyncio.sleep(every)
 
-    task = asyncio.create_task(purge_periodically(), name="audit-retention")
-    try:
+    async with in_background(purge_periodically(), "audit-retention") as task:
         yield task
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task

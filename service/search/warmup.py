@@ -12,6 +12,8 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
+from service.background import in_background
+
 log = logging.getLogger("taste_memory")
 
 Build = Callable[[], Awaitable[tuple[int, float]]]
@@ -37,10 +39,5 @@ async def warming_search(build: Build, enabled: bool = True) -> AsyncIterator[as
         if entries:
             log.info("search index warm-up: %d entries in %.1f ms", entries, seconds * 1000)
 
-    task = asyncio.create_task(run(), name="search-warm-up")
-    try:
+    async with in_background(run(), "search-warm-up") as task:
         yield task
-    finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
