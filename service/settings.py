@@ -49,6 +49,10 @@ class Settings(BaseSettings):
         description="Large playlists: snapshot only once the events since the last one carry this "
         "share of the playlist's length in track IDs, so snapshots do not dominate storage.",
     )
+    snapshot_replay_budget: int = Field(
+        500_000, ge=1000, description="Large playlists: snapshot once the events since the last one times "
+        "its length reach this many track-ID steps, bounding what a reconstruction replays (5,000 tracks: "
+        "every 100 events).")
     bucket_max_track_ids: int = Field(
         100_000, ge=100, description="Seal a history bucket once it holds this many track IDs (keeps a document far below 16 MB)."
     )

@@ -18,12 +18,18 @@ class SnapshotPolicy:
     every: int
     min_event_share: float
     bucket_max_track_ids: int
+    replay_budget: int = 500_000
 
     def bucket_is_full(self, bucket: dict[str, Any]) -> bool:
         """Decided from the stored bucket alone, so racing writers agree."""
         events = bucket["last_seq"] - bucket["base_seq"]
         snapshot_len = bucket["snapshot_track_count"]
         if snapshot_len + bucket["track_id_volume"] >= self.bucket_max_track_ids:
+            return True
+        # A reconstruction replays up to a bucket's events over a list of about the snapshot's
+        # length: bounding events × length bounds its cost for large playlists, whose small
+        # edits would otherwise take hundreds of events to reach the share below.
+        if events * snapshot_len >= self.replay_budget:
             return True
         return events >= self.every - 1 and bucket["track_id_volume"] >= self.min_event_share * snapshot_len
 

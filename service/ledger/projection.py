@@ -16,7 +16,6 @@ from service.timeutil import as_utc
 
 # mongomock copies every field a read returns: reads that need no track lists leave them out.
 BUCKET_HEADER = {"snapshot.track_ids": 0, "events": 0}
-HEAD_STATE = {"latest_snapshot": 0, "recent_events": 0, "recent_snapshots": 0, "bucket_index": 0}
 
 
 # An event carrying more track IDs than this is kept on the playlist document without its
@@ -46,8 +45,8 @@ def replay_bucket(bucket: dict[str, Any], max_tracks: int, until: Any = None) ->
             continue
         if until is not None and as_utc(event["timestamp"]) > until:
             break
-        # Stored events were valid when committed; replay trusts them and skips the length check.
-        state = apply_event(state, event["type"], event["payload"], max_tracks=1 << 62)
+        # Stored events were valid when committed; replay trusts them and skips their checks.
+        state = apply_event(state, event["type"], event["payload"], max_tracks=1 << 62, replaying=True)
         applied += 1
     return state, applied
 

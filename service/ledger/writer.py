@@ -28,7 +28,6 @@ from service.ledger.buckets import SnapshotPolicy, create_result, first_bucket, 
 from service.ledger.keys import head_id
 from service.ledger.projection import (
     BUCKET_HEADER,
-    HEAD_STATE,
     advance_head,
     load_bucket,
     rebuild_head,
@@ -48,7 +47,8 @@ class LedgerWriter:
         self._db = db
         self._max_tracks = settings.max_playlist_tracks
         self._policy = SnapshotPolicy(
-            settings.snapshot_every, settings.snapshot_min_event_share, settings.bucket_max_track_ids
+            settings.snapshot_every, settings.snapshot_min_event_share, settings.bucket_max_track_ids,
+            settings.snapshot_replay_budget,
         )
         self.caps = {"events": settings.recent_events_cap, "snapshots": settings.recent_snapshots_cap}
         self.stale: set[tuple[int, str]] = set()
@@ -130,12 +130,13 @@ class LedgerWriter:
         return mutation_result(bucket, event)
 
     async def open_head(
-        self, user_id: int, playlist_id: str, projection: dict[str, int] | None = None
+        self, user_id: int, playlist_id: str, shared: bool = False
     ) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The playlist document (fields per ``projection``) and the header of its newest bucket,
-        rolling the document forward first if a crash left it behind."""
-        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id},
-                                                 projection)
+        """The playlist document and the header of its newest bucket, rolling the document forward
+        first if a crash left it behind. ``shared``: the stored document itself where the engine
+        can (read-only: a mutation reads its current tracks without copying 5,000 IDs)."""
+        key = {"_id": head_id(user_id, playlist_id), "user_id": user_id}
+        head = await (self._db.playlists.find_one_shared(key) if shared else self._db.playlists.find_one(key))
         if head is None:
             head = await rebuild_head(self._db, user_id, playlist_id, self.caps)
             if head is None:
@@ -170,7 +171,7 @@ class LedgerWriter:
         claimed, took_claim, outcome_unknown = key is None, False, False
         try:
             for _ in range(MAX_ATTEMPTS):
-                head, bucket = await self.open_head(user_id, playlist_id, HEAD_STATE)
+                head, bucket = await self.open_head(user_id, playlist_id, shared=True)
                 if key is not None and search_first:
                     found = await self._find_keyed_event(user_id, playlist_id, key)
                     if found is not None:

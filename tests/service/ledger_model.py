@@ -75,18 +75,20 @@ class Policy:
     meaning: after ``every`` mutations once the events since the last snapshot carry
     ``min_event_share`` of its length in track IDs (``MEMORY_SNAPSHOT_EVERY``,
     ``MEMORY_SNAPSHOT_MIN_EVENT_SHARE``), and in any case beyond ``max_track_ids`` track IDs in a
-    bucket, snapshot included (``MEMORY_BUCKET_MAX_TRACK_IDS``). An event carries its payload's
+    bucket, snapshot included (``MEMORY_BUCKET_MAX_TRACK_IDS``), and once the events since the
+    snapshot times its length reach ``replay_budget`` (``MEMORY_SNAPSHOT_REPLAY_BUDGET``). An event carries its payload's
     track IDs, at least 1. The mutation that finds its bucket full opens the next one, and the
     new bucket's snapshot is the state after that mutation."""
 
     every: int
     min_event_share: float
     max_track_ids: int
+    replay_budget: int = 500_000
 
     @classmethod
     def of(cls, overrides: dict[str, Any]) -> Policy:
         return cls(overrides.get("snapshot_every", 10), overrides.get("snapshot_min_event_share", 0.1),
-                   overrides.get("bucket_max_track_ids", 100_000))
+                   overrides.get("bucket_max_track_ids", 100_000), overrides.get("snapshot_replay_budget", 500_000))
 
 
 def event_volume(payload: dict[str, Any]) -> int:
@@ -105,8 +107,9 @@ def predict_snapshots(policy: Policy, states: list[RefState], payloads: list[dic
         events = seq - 1 - base  # events in the open bucket after its opening one
         by_count = events >= policy.every - 1 and volume >= policy.min_event_share * base_len
         by_size = base_len + volume >= policy.max_track_ids
-        if by_count or by_size:
-            snapshots[seq] = "count" if by_count else "size"
+        by_replay = events * base_len >= policy.replay_budget
+        if by_count or by_size or by_replay:
+            snapshots[seq] = "count" if by_count else "size" if by_size else "replay"
             base, base_len, volume = seq, len(states[seq].tracks), 0
         else:
             volume += event_volume(payloads[seq - 1])
