@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -61,13 +62,24 @@ class EmbeddedEngine:
             return 0
         self._journal = Journal(self.data_dir / "memory.sqlite3")
         loaded = 0
-        for name, document in self._journal.load():
-            # Straight into the store's dict: insert_one would re-check unique indexes by scanning,
-            # and the store's own setter takes a lock per document.
-            self._store(name)._documents[document["_id"]] = document
-            loaded += 1
-        for store in self._stores.values():
-            rebuild_user_index(store)  # now, not as a stall in some session's first call
+        # The store is millions of small dicts and lists that live as long as the process: the
+        # cyclic collector would walk all of them again and again while they load, and then in
+        # every full collection afterwards (a pause every session waits for). They hold no
+        # cycles, so they are loaded with it off and then frozen out of its reach.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for name, document in self._journal.load():
+                # Straight into the store's dict: insert_one would re-check unique indexes by
+                # scanning, and the store's own setter takes a lock per document.
+                self._store(name)._documents[document["_id"]] = document
+                loaded += 1
+            for store in self._stores.values():
+                rebuild_user_index(store)  # now, not as a stall in some session's first call
+        finally:
+            if collecting:
+                gc.enable()
+        gc.freeze()
         return loaded
 
     def mark_dirty(self, collection: str, doc_id: Any, fields: Iterable[str] | None = ALL_FIELDS) -> None:
@@ -144,6 +156,7 @@ class EmbeddedEngine:
             await asyncio.wrap_future(self._writer.submit(self._journal.scrub))
 
     def close(self) -> None:
+        gc.unfreeze()  # a process that opens stores one after another (the tests) gets them back
         if self._journal is not None:
             self.commit()
             self._writer.shutdown(wait=True)
