@@ -105,7 +105,7 @@ class Snapshot(BaseModel):
     snapshot_id: str
     seq: int
     created_at: datetime
-    source: str  # create | periodic | manual
+    source: str  # create | periodic | resync | fork
     track_ids: list[str]
     meta: dict[str, Any]  # name, description, intent_tags as of this snapshot
 
@@ -137,7 +137,8 @@ class PlaylistHistoryBucket(Document):
     snapshot_track_count: int
     snapshot: Snapshot
     events: list[PlaylistEvent] = []
-    created: dict[str, Any] | None = None  # bucket 0 only: created_at, recorded_ns, seed_context, idempotency, written_by
+    created: dict[str, Any] | None = None  # bucket 0 only: created_at, recorded_ns, seed_context, idempotency, written_by, forked_from
+    sealed: bool | None = None  # set before a change that must open a new bucket (RESYNC): no more appends
     written_by: WrittenBy | None = None  # of the latest write: what a change-stream event carries
 
     class Settings:
@@ -175,6 +176,7 @@ class PlaylistDocument(Document):
     recent_snapshots: list[SnapshotSummary] = []
     recent_events: list[PlaylistEvent] = []
     bucket_index: list[tuple[int, datetime]] = []  # (base_seq, start_time) of every bucket
+    forked_from: dict[str, Any] | None = None  # {playlist_id, at} when made by memory_fork_playlist
 
     class Settings:
         name = "playlists"
@@ -272,6 +274,46 @@ class UserStats(Document):
         name = "user_stats"
 
 
+class TrackDocument(Document):
+    """What the assistant learned about one track, per user (``memory_upsert_tracks``): the
+    catalog that names tracks, resolves half-remembered titles and checks playlist rules."""
+
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # "<user_id>:<track_id>"
+    user_id: int
+    track_id: str
+    name: str
+    artists: list[str]
+    album: str | None = None
+    duration_ms: int | None = None
+    popularity: int | None = None
+    genres: list[str] = []
+    energy: float | None = None  # 0..1 when known: low-energy tracks are the arc's breathers
+    first_seen_at: datetime
+    updated_at: datetime
+    written_by: WrittenBy | None = None
+
+    class Settings:
+        name = "tracks"
+        indexes = [IndexModel([("user_id", ASCENDING), ("track_id", ASCENDING)], name="user_track")]
+
+
+class TrackChoice(Document):
+    """A confirmed resolution (``memory_confirm_track``): this text means this track for this user."""
+
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # "<user_id>:<digest of the folded text>"
+    user_id: int
+    text: str
+    folded: str
+    track_id: str
+    confirmations: int = 1
+    confirmed_at: datetime
+    written_by: WrittenBy | None = None
+
+    class Settings:
+        name = "track_choices"
+        indexes = [IndexModel([("user_id", ASCENDING), ("folded", ASCENDING)], name="user_folded")]
+
+
 DOCUMENT_MODELS: list[type[Document]] = [
     ProfileDocument,
     PreferenceEventDocument,
@@ -282,4 +324,6 @@ DOCUMENT_MODELS: list[type[Document]] = [
     AuditEntry,
     AuditStreamState,
     UserStats,
+    TrackDocument,
+    TrackChoice,
 ]

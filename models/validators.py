@@ -61,6 +61,25 @@ VALIDATORS: dict[str, dict[str, Any]] = {
         "required": ["user_id", "scope", "key", "request_hash"],
         "properties": {"user_id": _INT | {"minimum": 1}, "scope": {"enum": ["create", "mutation"]}},
     },
+    "tracks": {
+        "bsonType": "object",
+        "required": ["user_id", "track_id", "name", "artists"],
+        "properties": {
+            "user_id": _INT | {"minimum": 1},
+            "track_id": {"bsonType": "string", "minLength": 10, "maxLength": 80},
+            "name": {"bsonType": "string"},
+            "artists": {"bsonType": "array", "items": {"bsonType": "string"}},
+        },
+    },
+    "track_choices": {
+        "bsonType": "object",
+        "required": ["user_id", "folded", "track_id"],
+        "properties": {
+            "user_id": _INT | {"minimum": 1},
+            "folded": {"bsonType": "string"},
+            "track_id": {"bsonType": "string", "minLength": 10, "maxLength": 80},
+        },
+    },
     "user_stats": {
         "bsonType": "object",
         "required": ["user_id"],

@@ -6,16 +6,16 @@ the embedded store; transport and argument validation live in ``tools/``.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from datetime import datetime
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from service import export, user_stats, users
 from service.audit.trail import list_entries
 from service.idempotency import request_hash
 from service.limits import require_at_most
 from service.importer import import_user
+from service.insights import InsightService
 from service.ledger.listing import list_playlists
 from service.ledger.reader import LedgerReader
 from service.ledger.recovery import roll_forward_all
@@ -25,21 +25,8 @@ from service.search import SearchEngine
 from service.settings import Settings
 from service.storage import Database
 from service.timeutil import utc_now
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def unit_of_work(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    @functools.wraps(method)
-    async def committed(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return await method(*args, **kwargs)
-        finally:
-            await args[0]._db.commit_async()  # type: ignore[attr-defined]
-
-    return committed
-
+from service.tracks import TrackService
+from service.units import unit_of_work
 
 class MemoryService:
     def __init__(self, db: Database, settings: Settings) -> None:
@@ -49,6 +36,9 @@ class MemoryService:
         self._writer = LedgerWriter(db, settings)
         self._reader = LedgerReader(db, self._writer)
         self._search = SearchEngine(db)
+        # Later capabilities, each its own facade (their write methods are units of work too).
+        self.tracks = TrackService(db, settings, self._search)
+        self.insights = InsightService(db, settings)
 
     @property
     def database(self) -> Database:

@@ -1,43 +1,22 @@
-"""Every tool: PRD name, title, the description the calling model reads, hints, adapter."""
+"""Every tool: the PRD contract's here, the later capabilities' in their own modules."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import Any
-
-from service.auth import Access, Principal
-from service.memory import MemoryService
+from service.auth import Access
 from tools import handlers
+from tools.insight_tools import INSIGHT_SPECS
+from tools.move_tools import MOVE_SPECS
+from tools.spec import ENVELOPE, ToolSpec
+from tools.track_tools import TRACK_SPECS
 
-Handler = Callable[[MemoryService, dict[str, Any], Principal], Awaitable[dict[str, Any]]]
+__all__ = ["TOOL_SPECS", "ToolSpec"]
 
-
-@dataclass(frozen=True)
-class ToolSpec:
-    prd_name: str
-    title: str
-    description: str
-    handler: Handler
-    read_only: bool
-    destructive: bool
-    idempotent: bool
-    access: Access
-
-
-_ENVELOPE = (
-    " Answers {success, result} or {success:false, error:{code, message, details}}; "
-    "error codes: INVALID_ARGUMENT (details.field names the bad field), NOT_FOUND, CONFLICT, UNAUTHORIZED (no valid "
-    "bearer token), FORBIDDEN (the token does not cover this user), RATE_LIMITED (retry after "
-    "details.retry_after_s), DB_ERROR, INTERNAL."
-)
-
-TOOL_SPECS: list[ToolSpec] = [
+PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "ops.list_users", "List users (ops.list_users)",
         "Session bootstrap, call first: the users whose memory exists, with profile version and counts of "
         "playlists and preference events. If exactly one user is listed use it; otherwise ask the person "
-        "which user they are." + _ENVELOPE,
+        "which user they are." + ENVELOPE,
         handlers.list_users, read_only=True, destructive=False, idempotent=True,
         access=Access.LIST_USERS,
     ),
@@ -46,7 +25,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "Read the user's durable taste profile (genres, energy preferences, playlist_rules such as "
         "max_tracks_per_artist, avoid list) and its version. Call at the start of every session and before "
         "building or expanding a playlist; apply its rules. A user without a profile gets profile {} and "
-        "version 0." + _ENVELOPE,
+        "version 0." + ENVELOPE,
         handlers.get_profile, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),
@@ -56,7 +35,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "arrays replace whole. Use it for the normalized rule after recording what the user said with "
         "memory_append_preference_event; give reason (e.g. 'User feedback: ...') and source='user' when the "
         "user asked. Returns the new profile and version; a patch that changes nothing keeps the version."
-        + _ENVELOPE,
+        + ENVELOPE,
         handlers.update_profile, read_only=False, destructive=True, idempotent=True,
         access=Access.WRITE,
     ),
@@ -64,7 +43,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "memory.append_preference_event", "Record preference or feedback (memory.append_preference_event)",
         "Record what the user actually said about their taste (like, dislike, rule, feedback, note), "
         "append-only. Put the user's own words in payload.raw_text, plus structured fields (artist, genre, "
-        "track_id...). Then normalize the lasting rule into the profile with memory_update_profile." + _ENVELOPE,
+        "track_id...). Then normalize the lasting rule into the profile with memory_update_profile." + ENVELOPE,
         handlers.append_preference_event, read_only=False, destructive=False, idempotent=False,
         access=Access.WRITE,
     ),
@@ -74,7 +53,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "exact ordered track_ids you added, intent_tags (e.g. ['upbeat','breathers']) and seed_context (time "
         "window, inspiration artists/tracks, constraints applied). Memory, not the music service, is the "
         "record of what the playlist contains. Pass an idempotency_key to make retries safe; logging the same "
-        "playlist twice without one is CONFLICT." + _ENVELOPE,
+        "playlist twice without one is CONFLICT." + ENVELOPE,
         handlers.log_playlist_create, read_only=False, destructive=False, idempotent=True,
         access=Access.WRITE,
     ),
@@ -86,7 +65,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "every occurrence; REORDER {track_ids} is the full new order (must be a permutation of the current "
         "tracks, else CONFLICT); UPDATE_META {name?, description?, intent_tags?}. Timestamps must not go "
         "back before the last logged change. Pass client_event_id (a UUID) so a retry is applied once. "
-        "result.new_snapshot_id is set when this change triggered a snapshot." + _ENVELOPE,
+        "result.new_snapshot_id is set when this change triggered a snapshot." + ENVELOPE,
         handlers.log_playlist_mutation, read_only=False, destructive=False, idempotent=False,
         access=Access.WRITE,
     ),
@@ -94,7 +73,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "memory.get_playlists", "List logged playlists (memory.get_playlists)",
         "Playlists logged for the user, most recently changed first, with track_count. Page with "
         "next_cursor (pass it back as cursor; null means no more). Use it when the user refers to 'the "
-        "playlist you made last time'." + _ENVELOPE,
+        "playlist you made last time'." + ENVELOPE,
         handlers.get_playlists, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),
@@ -103,7 +82,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "Details of one logged playlist: metadata and seed_context, the latest stored snapshot (which may "
         "predate the most recent changes) and the most recent events, oldest first (older ones are left out "
         "when the answer would pass about 400 kB; memory_export_user_data has every event). For the exact "
-        "current track list call memory_reconstruct_playlist." + _ENVELOPE,
+        "current track list call memory_reconstruct_playlist." + ENVELOPE,
         handlers.get_playlist, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),
@@ -111,7 +90,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "memory.reconstruct_playlist", "Reconstruct playlist contents (memory.reconstruct_playlist)",
         "The exact ordered track_ids of a logged playlist now, or at at_time. Use this instead of reading "
         "the playlist back from the music service (which may answer 403): the ledger is the truth. at_time "
-        "before the playlist's creation is NOT_FOUND." + _ENVELOPE,
+        "before the playlist's creation is NOT_FOUND." + ENVELOPE,
         handlers.reconstruct_playlist, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),
@@ -120,7 +99,7 @@ TOOL_SPECS: list[ToolSpec] = [
         "Keyword search over the user's playlists (name, tags, description, seed context), preference "
         "events and profile, best first. Use it to 'find that playlist from before' by vibe or name, then "
         "confirm with memory_get_playlist. Hits are lean (short snippet; a playlist's name, an event's type "
-        "and time); detail='full' adds every stored field and the matched words." + _ENVELOPE,
+        "and time); detail='full' adds every stored field and the matched words." + ENVELOPE,
         handlers.search, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),
@@ -128,14 +107,14 @@ TOOL_SPECS: list[ToolSpec] = [
         "memory.export_user_data", "Export user data (memory.export_user_data)",
         "Everything stored for the user as JSON (profile with history, preference events, every playlist "
         "with all snapshots and events). Large exports come in parts: while "
-        "result.data.continuation.next_cursor is not null, call again with cursor set to it." + _ENVELOPE,
+        "result.data.continuation.next_cursor is not null, call again with cursor set to it." + ENVELOPE,
         handlers.export_user_data, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),
     ToolSpec(
         "memory.delete_user_data", "Delete user data (memory.delete_user_data)",
         "Permanently delete everything stored for the user (profile, events, playlists and their history). "
-        "Only when the user explicitly asks; requires confirm: true. Cannot be undone." + _ENVELOPE,
+        "Only when the user explicitly asks; requires confirm: true. Cannot be undone." + ENVELOPE,
         handlers.delete_user_data, read_only=False, destructive=True, idempotent=True,
         access=Access.DELETE,
     ),
@@ -145,8 +124,10 @@ TOOL_SPECS: list[ToolSpec] = [
         "operation, user_id, playlist_id, document key, tool, request_id and the principal (token id) of "
         "every change to profiles, preference events and playlist history, and one tombstone per deleted "
         "user. Filter by user_id, playlist_id and the time range [since, until); page with next_cursor."
-        + _ENVELOPE,
+        + ENVELOPE,
         handlers.audit, read_only=True, destructive=False, idempotent=True,
         access=Access.OPERATOR,
     ),
 ]
+
+TOOL_SPECS: list[ToolSpec] = PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS

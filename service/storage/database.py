@@ -33,6 +33,8 @@ class Database:
     audit_log: TrackedCollection
     audit_state: TrackedCollection
     user_stats: TrackedCollection
+    tracks: TrackedCollection
+    track_choices: TrackedCollection
     _raw_database: Any = field(repr=False)
     _embedded: EmbeddedEngine | None = field(default=None, repr=False)
 
@@ -60,7 +62,8 @@ class Database:
         unit of work: how app assembly wires the embedded engine's write-path audit in."""
         names = set(collections)
         for collection in (self.profiles, self.preference_events, self.playlists, self.history,
-                           self.idempotency, self.cursors, self.audit_state, self.user_stats):
+                           self.idempotency, self.cursors, self.audit_state, self.user_stats, self.tracks,
+                           self.track_choices):
             if collection.name in names:
                 collection.on_change = on_change
 
@@ -78,7 +81,8 @@ class Database:
         return self._raw_database
 
     def user_collections(self) -> list[TrackedCollection]:
-        return [self.profiles, self.preference_events, self.playlists, self.history, self.idempotency]
+        return [self.profiles, self.preference_events, self.playlists, self.history, self.idempotency, self.tracks,
+                self.track_choices]
 
 
 async def _apply_validators(database: Any) -> None:
@@ -143,6 +147,8 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             audit_log=tracked("audit_log"),
             audit_state=tracked("audit_state"),
             user_stats=tracked("user_stats"),
+            tracks=tracked("tracks"),
+            track_choices=tracked("track_choices"),
             _raw_database=raw,
             _embedded=embedded,
         )

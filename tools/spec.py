@@ -1,0 +1,32 @@
+"""What every tool declaration carries: PRD name, title, model-facing description, hints, adapter."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from service.auth import Access, Principal
+from service.memory import MemoryService
+
+Handler = Callable[[MemoryService, dict[str, Any], Principal], Awaitable[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    prd_name: str
+    title: str
+    description: str
+    handler: Handler
+    read_only: bool
+    destructive: bool
+    idempotent: bool
+    access: Access
+
+
+ENVELOPE = (
+    " Answers {success, result} or {success:false, error:{code, message, details}}; "
+    "error codes: INVALID_ARGUMENT (details.field names the bad field), NOT_FOUND, CONFLICT, UNAUTHORIZED (no valid "
+    "bearer token), FORBIDDEN (the token does not cover this user), RATE_LIMITED (retry after "
+    "details.retry_after_s), DB_ERROR, INTERNAL."
+)
