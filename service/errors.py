@@ -62,6 +62,18 @@ class PlaylistTooLong(Conflict):
     pass
 
 
+class StaleEditScript(Conflict):
+    """An edit script (RESYNC, UNDO) written for other contents than the playlist's current ones."""
+
+
+class NothingToUndo(Conflict):
+    """Every change of the playlist is already undone (its creation cannot be)."""
+
+
+class NotRedoable(Conflict):
+    """The UNDO named for a redo is not the latest undo still standing."""
+
+
 class SequenceConflict(Conflict):
     """Another writer committed the same sequence number first; the caller retries."""
 

@@ -11,8 +11,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.errors import InvalidArgument, NotAPermutation, PlaylistTooLong, PositionOutOfRange
+from service.ledger.edits import apply_script
 
 META_FIELDS = ("name", "description", "intent_tags")
+# The PRD's four changes, the service's own (SPEC §5): RESYNC (the user edited the playlist in the
+# music app) and UNDO (restores the contents before a change, or re-applies one: a redo) carry an
+# exact edit script; FORK is the first event of a playlist made from another, applied as its creation.
+CHANGE_TYPES = ("ADD_TRACKS", "REMOVE_TRACKS", "REORDER", "UPDATE_META", "RESYNC")
+SCRIPTED_TYPES = ("RESYNC", "UNDO")
 
 
 @dataclass
@@ -78,6 +84,10 @@ def apply_event(state: PlaylistState, event_type: str, payload: dict[str, Any], 
         return PlaylistState(list(order), state.meta)
     if event_type == "UPDATE_META":
         return PlaylistState(state.track_ids, {**state.meta, **{k: payload[k] for k in META_FIELDS if k in payload}})
+    if event_type in SCRIPTED_TYPES:
+        tracks = apply_script(state.track_ids, payload["removed"], payload["added"], check=not replaying)
+        meta = {**state.meta, **payload.get("meta", {})}
+        return PlaylistState(tracks, {k: v for k, v in meta.items() if v is not None})
     raise InvalidArgument(f"unknown mutation type {event_type!r}", {"field": "type"})
 
 
@@ -101,4 +111,20 @@ def check_payload_shape(event_type: str, payload: dict[str, Any]) -> None:
 
 def track_id_volume(event_type: str, payload: dict[str, Any]) -> int:
     """How many track IDs an event carries (at least 1, so meta-only edits still count)."""
-    return max(1, len(payload.get("track_ids", ())))
+    if event_type in SCRIPTED_TYPES:
+        return max(1, len(payload["removed"]) + len(payload["added"]))
+    return max(1, len(payload.get("track_ids", ())) if event_type != "FORK" else 1)
+
+
+def entering_tracks(event_type: str, payload: dict[str, Any]) -> list[str]:
+    """Track IDs an event puts into the playlist (a creation's or fork's come from its snapshot)."""
+    if event_type == "ADD_TRACKS":
+        return list(payload["track_ids"])
+    if event_type in SCRIPTED_TYPES:
+        return [track for _, track in payload["added"]]
+    return []
+
+
+def meta_patch(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
+    """The ``meta`` of a scripted event: fields whose value differs (None: the field goes)."""
+    return {k: after.get(k) for k in META_FIELDS if before.get(k) != after.get(k)}
