@@ -68,6 +68,8 @@ def _buckets(user_id: int, pid: str, entry: dict[str, Any]) -> list[dict[str, An
                                              "request_hash")}, "created_at")
     if entry.get("written_by"):
         created["written_by"] = entry["written_by"]
+    if entry.get("forked_from"):
+        created["forked_from"] = _dates(entry["forked_from"], "at")
     buckets: list[dict[str, Any]] = []
     for index, raw in enumerate(snapshots):
         snapshot = _dates({k: v for k, v in raw.items() if k != "track_ids_continued"}, "created_at")

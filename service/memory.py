@@ -17,6 +17,7 @@ from service.limits import require_at_most
 from service.importer import import_user
 from service.insights import InsightService
 from service.ledger.listing import list_playlists
+from service.ledger.moves import LedgerMoves
 from service.ledger.reader import LedgerReader
 from service.ledger.recovery import roll_forward_all
 from service.ledger.writer import LedgerWriter
@@ -37,6 +38,7 @@ class MemoryService:
         self._reader = LedgerReader(db, self._writer)
         self._search = SearchEngine(db)
         # Later capabilities, each its own facade (their write methods are units of work too).
+        self.moves = LedgerMoves(db, settings, self._writer, self._reader, self._search)
         self.tracks = TrackService(db, settings, self._search)
         self.insights = InsightService(db, settings)
 

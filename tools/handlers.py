@@ -56,6 +56,8 @@ async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Princi
     }
     if head.get("description") is not None:
         playlist["description"] = head["description"]
+    if head.get("forked_from"):
+        playlist["forked_from"] = head["forked_from"]
     snapshot = head["latest_snapshot"]
     return {
         "playlist": playlist,

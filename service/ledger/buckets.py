@@ -11,6 +11,7 @@ from typing import Any
 from service.audit.origin import written_by
 from service.ledger.keys import bucket_id
 from service.ledger.state import PlaylistState
+from service.timeutil import utc_now
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class SnapshotPolicy:
 
     def bucket_is_full(self, bucket: dict[str, Any]) -> bool:
         """Decided from the stored bucket alone, so racing writers agree."""
+        if bucket.get("sealed"):  # a change that must open the next bucket sealed this one
+            return True
         events = bucket["last_seq"] - bucket["base_seq"]
         snapshot_len = bucket["snapshot_track_count"]
         if snapshot_len + bucket["track_id_volume"] >= self.bucket_max_track_ids:
@@ -62,8 +65,15 @@ def first_bucket(
     moment: datetime,
     idempotency_key: str | None,
     digest: str,
+    lineage: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Bucket 0: the creation snapshot and what the create request said."""
+    """Bucket 0: the creation snapshot and what the create request said. A fork's bucket 0 also
+    holds its FORK event at sequence 0 (the creation itself: replay starts after it, undo never
+    reaches it) so the lineage shows in the playlist's events."""
+    events = []
+    if lineage is not None:
+        payload = {"forked_from": lineage, "track_count": len(track_ids)}
+        events.append(new_event(0, "FORK", payload, moment, None, digest))
     return {
         "_id": bucket_id(user_id, playlist_id, 0),
         "user_id": user_id,
@@ -79,11 +89,11 @@ def first_bucket(
             "snapshot_id": str(uuid.uuid4()),
             "seq": 0,
             "created_at": moment,
-            "source": "create",
+            "source": "create" if lineage is None else "fork",
             "track_ids": list(track_ids),
             "meta": meta,
         },
-        "events": [],
+        "events": events,
         "created": {
             "created_at": moment,
             "recorded_ns": time.time_ns(),
@@ -91,12 +101,30 @@ def first_bucket(
             "idempotency_key": idempotency_key,
             "request_hash": digest,
             "written_by": written_by(),
+            **({"forked_from": lineage} if lineage is not None else {}),
         },
         "written_by": written_by(),
     }
 
 
-def next_bucket(previous: dict[str, Any], event: dict[str, Any], state: PlaylistState) -> dict[str, Any]:
+def new_event(seq: int, event_type: str, payload: dict[str, Any], moment: datetime, client_event_id: str | None,
+              digest: str) -> dict[str, Any]:
+    return {
+        "event_id": str(uuid.uuid4()),
+        "seq": seq,
+        "type": event_type,
+        "payload": payload,
+        "timestamp": moment,
+        "recorded_at": utc_now(),
+        "recorded_ns": time.time_ns(),
+        "client_event_id": client_event_id,
+        "request_hash": digest,
+        "written_by": written_by(),
+    }
+
+
+def next_bucket(previous: dict[str, Any], event: dict[str, Any], state: PlaylistState,
+                source: str = "periodic") -> dict[str, Any]:
     """The bucket opened by ``event``: a snapshot of the state after it, then later events."""
     seq = event["seq"]
     return {
@@ -114,7 +142,7 @@ def next_bucket(previous: dict[str, Any], event: dict[str, Any], state: Playlist
             "snapshot_id": str(uuid.uuid4()),
             "seq": seq,
             "created_at": event["timestamp"],
-            "source": "periodic",
+            "source": source,
             "track_ids": list(state.track_ids),
             "meta": dict(state.meta),
         },

@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 from service.ledger.keys import bucket_id, head_id
-from service.ledger.state import PlaylistState, apply_event
+from service.ledger.state import PlaylistState, apply_event, track_id_volume
 from service.storage import Database
 from service.timeutil import as_utc
 
@@ -24,7 +24,7 @@ RECENT_EVENT_MAX_IDS = 200
 
 
 def recent_entry(event: dict[str, Any]) -> dict[str, Any]:
-    if len(event["payload"].get("track_ids", ())) <= RECENT_EVENT_MAX_IDS:
+    if track_id_volume(event["type"], event["payload"]) <= RECENT_EVENT_MAX_IDS:
         return event
     return {**event, "payload": None, "payload_in_history": True}
 
@@ -35,15 +35,20 @@ def snapshot_summary(snapshot: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def replay_bucket(bucket: dict[str, Any], max_tracks: int, until: Any = None) -> tuple[PlaylistState, int]:
-    """State after the bucket's events (those at or before ``until`` if given) and how many applied."""
+def replay_bucket(
+    bucket: dict[str, Any], max_tracks: int, until: Any = None, until_seq: int | None = None
+) -> tuple[PlaylistState, int]:
+    """State after the bucket's events (those at or before ``until`` and ``until_seq`` if given)
+    and how many applied."""
     snapshot = bucket["snapshot"]
     state = PlaylistState(list(snapshot["track_ids"]), dict(snapshot["meta"]))
     applied = 0
     for event in bucket["events"]:
         if event["seq"] <= bucket["base_seq"]:
             continue
-        if until is not None and as_utc(event["timestamp"]) > until:
+        if (until is not None and as_utc(event["timestamp"]) > until) or (
+            until_seq is not None and event["seq"] > until_seq
+        ):
             break
         # Stored events were valid when committed; replay trusts them and skips their checks.
         state = apply_event(state, event["type"], event["payload"], max_tracks=1 << 62, replaying=True)
@@ -137,6 +142,7 @@ async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[
         "recent_snapshots": recent_snapshots[-caps["snapshots"] :],
         "recent_events": recent_events,
         "bucket_index": index,
+        "forked_from": created.get("forked_from"),
         **head_fields(newest, state),
     }
     # Concurrent rebuilds and writers race here: never move the document back to an older state.

@@ -10,6 +10,7 @@ from typing import Any
 from service.errors import PlaylistNotFound, PlaylistNotYetCreated
 from service.ledger.keys import head_id
 from service.ledger.projection import load_bucket, read_bucket, replay_bucket, walk_forward
+from service.ledger.state import PlaylistState
 from service.ledger.writer import LedgerWriter
 from service.storage import Database
 from service.timeutil import as_utc, utc_now
@@ -24,16 +25,20 @@ class LedgerReader:
         self._db = db
         self._writer = writer
 
-    async def _head(self, user_id: int, playlist_id: str, projection: dict[str, int] | None = None) -> dict[str, Any]:
+    async def head(self, user_id: int, playlist_id: str, projection: dict[str, int] | None = None) -> dict[str, Any]:
+        """The playlist document (or the fields of ``projection``); NOT_FOUND if never logged."""
         head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id}, projection)
         if head is None:
             # Roll forward a creation a crash interrupted; raises if the playlist was never logged.
             head, _ = await self._writer.open_head(user_id, playlist_id)
         return head
 
-    async def reconstruct_at(self, user_id: int, playlist_id: str, at_time: datetime | None) -> dict[str, Any]:
-        """Exact track list at ``at_time`` (latest if None): one bucket read plus a short replay."""
-        head = await self._head(user_id, playlist_id, {"bucket_index": 1})
+    async def replayed_at(
+        self, user_id: int, playlist_id: str, at_time: datetime | None
+    ) -> tuple[PlaylistState, dict[str, Any], int]:
+        """The state at ``at_time`` (latest if None), the bucket replayed and how many of its events
+        applied: one bucket read plus a short replay."""
+        head = await self.head(user_id, playlist_id, {"bucket_index": 1})
         index = head["bucket_index"]
         if at_time is not None and at_time < as_utc(index[0][1]):
             raise PlaylistNotYetCreated(
@@ -54,6 +59,11 @@ class LedgerReader:
                 if at_time is None or as_utc(candidate["start_time"]) <= at_time:
                     bucket = candidate
         state, applied = replay_bucket(bucket, max_tracks=1 << 62, until=at_time)
+        return state, bucket, applied
+
+    async def reconstruct_at(self, user_id: int, playlist_id: str, at_time: datetime | None) -> dict[str, Any]:
+        """Exact track list at ``at_time`` (latest if None)."""
+        state, bucket, applied = await self.replayed_at(user_id, playlist_id, at_time)
         last_change = as_utc(bucket["end_time"])
         as_of = at_time if at_time is not None else max(utc_now(), last_change)
         return {

@@ -30,6 +30,12 @@ class PlaylistState:
         return PlaylistState(list(self.track_ids), dict(self.meta))
 
 
+def current_state(head: dict[str, Any]) -> PlaylistState:
+    """The state a playlist document holds (meta without unset fields)."""
+    meta = {k: head.get(k) for k in META_FIELDS}
+    return PlaylistState(head["track_ids"], {k: v for k, v in meta.items() if v is not None})
+
+
 def _add_tracks(tracks: list[str], payload: dict[str, Any], max_tracks: int) -> list[str]:
     new = payload["track_ids"]
     final_length = len(tracks) + len(new)

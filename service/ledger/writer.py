@@ -10,11 +10,10 @@ afterwards and is rolled forward from the buckets if a crash left it behind.
 from __future__ import annotations
 
 import time
-import uuid
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from service.audit.origin import written_by
 from service.errors import (
     MemoryServiceError,
     PlaylistAlreadyLogged,
@@ -24,7 +23,14 @@ from service.errors import (
     TimestampOutOfOrder,
 )
 from service.idempotency import claim_key, key_seen, release_key
-from service.ledger.buckets import SnapshotPolicy, create_result, first_bucket, mutation_result, next_bucket
+from service.ledger.buckets import (
+    SnapshotPolicy,
+    create_result,
+    first_bucket,
+    mutation_result,
+    new_event,
+    next_bucket,
+)
 from service.ledger.keys import head_id
 from service.ledger.projection import (
     BUCKET_HEADER,
@@ -33,13 +39,18 @@ from service.ledger.projection import (
     rebuild_head,
     walk_forward,
 )
-from service.ledger.state import PlaylistState, apply_event, check_payload_shape, track_id_volume
+from service.ledger.state import PlaylistState, apply_event, check_payload_shape, current_state, track_id_volume
 from service.settings import Settings
 from service.storage import Database, DuplicateDocument
 from service.timeutil import utc_now
 from service.user_stats import count_playlist_created
 
 MAX_ATTEMPTS = 64
+
+# Decides, against the playlist as it stands (document, state), which event to append.
+# The answer of a committed change, and the event as stored (a retry finds the same one).
+Committed = tuple[dict[str, Any], dict[str, Any]]
+ChangePlan = Callable[[dict[str, Any], PlaylistState], Awaitable[tuple[str, dict[str, Any]]]]
 
 
 class LedgerWriter:
@@ -63,8 +74,11 @@ class LedgerWriter:
         created_at: datetime | None,
         idempotency_key: str | None,
         digest: str,
+        lineage: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Log a new playlist; a retry with the same key and request returns the first result."""
+        """Log a new playlist; a retry with the same key and request returns the first result.
+        ``lineage``: the playlist is a fork ({playlist_id, at, seq} of its source); a retry of the
+        same fork request (same digest) returns the first result too."""
         fresh_claim = False
         if idempotency_key is not None:
             if await key_seen(self._db, user_id, "create", idempotency_key, digest):
@@ -74,15 +88,14 @@ class LedgerWriter:
                     return create_result(existing)
             fresh_claim = await claim_key(self._db, user_id, "create", idempotency_key, digest, playlist_id)
         bucket = first_bucket(user_id, playlist_id, meta, track_ids, seed_context, created_at or utc_now(),
-                              idempotency_key, digest)
+                              idempotency_key, digest, lineage)
         try:
             await self._db.history.insert_one(bucket)
         except DuplicateDocument:
             existing = await load_bucket(self._db, user_id, playlist_id, 0)
-            if (
-                existing is not None
-                and idempotency_key is not None
-                and existing["created"].get("idempotency_key") == idempotency_key
+            if existing is not None and (
+                (idempotency_key is not None and existing["created"].get("idempotency_key") == idempotency_key)
+                or (lineage is not None and existing["created"].get("request_hash") == digest)
             ):
                 await self._ensure_head(existing)
                 return create_result(existing)
@@ -120,14 +133,14 @@ class LedgerWriter:
         if head is None:
             await rebuild_head(self._db, user_id, playlist_id, self.caps)
 
-    async def _find_keyed_event(self, user_id: int, playlist_id: str, key: str) -> dict[str, Any] | None:
+    async def _find_keyed_event(self, user_id: int, playlist_id: str, key: str) -> Committed | None:
         bucket = await self._db.history.find_one(
             {"user_id": user_id, "playlist_id": playlist_id, "events.client_event_id": key}
         )
         if bucket is None:
             return None
         event = next(e for e in bucket["events"] if e.get("client_event_id") == key)
-        return mutation_result(bucket, event)
+        return mutation_result(bucket, event), event
 
     async def open_head(
         self, user_id: int, playlist_id: str, shared: bool = False
@@ -159,13 +172,34 @@ class LedgerWriter:
         client_event_id: str | None,
         digest: str,
     ) -> dict[str, Any]:
-        """Log one change. With a ``client_event_id`` it commits once however often it is sent.
+        """Log one change the caller describes (the PRD's four types)."""
+        check_payload_shape(event_type, payload)
+
+        async def as_given(head: dict[str, Any], state: PlaylistState) -> tuple[str, dict[str, Any]]:
+            return event_type, payload
+
+        result, _ = await self.append(user_id, playlist_id, as_given, timestamp, client_event_id, digest)
+        return result
+
+    async def append(
+        self,
+        user_id: int,
+        playlist_id: str,
+        plan: ChangePlan,
+        timestamp: datetime | None,
+        client_event_id: str | None,
+        digest: str,
+        snapshot_source: str | None = None,
+    ) -> Committed:
+        """Log one change, planned against the playlist as it stands at each attempt (an undo's or
+        a resync's edit script depends on the current contents). With a ``client_event_id`` it
+        commits once however often it is sent. ``snapshot_source``: the change opens a new bucket
+        whose snapshot is marked so (a resync), whatever the snapshot policy says.
 
         The key is claimed only once the change is known to apply, right before the commit. An
         existing claim (an earlier or concurrent attempt of the same request) means the ledger
         must be searched for the event first; the per-sequence commit makes that search exact.
         """
-        check_payload_shape(event_type, payload)
         key = client_event_id
         search_first = key is not None and await key_seen(self._db, user_id, "mutation", key, digest)
         claimed, took_claim, outcome_unknown = key is None, False, False
@@ -176,7 +210,9 @@ class LedgerWriter:
                     found = await self._find_keyed_event(user_id, playlist_id, key)
                     if found is not None:
                         return found
-                event, new_state = self._prepare(head, bucket, event_type, payload, timestamp, key, digest)
+                state = current_state(head)
+                event_type, payload = await plan(head, state)
+                event, new_state = self._prepare(bucket, state, event_type, payload, timestamp, key, digest)
                 if not claimed:
                     took_claim = await claim_key(self._db, user_id, "mutation", key or "", digest, playlist_id)
                     claimed = True
@@ -184,7 +220,7 @@ class LedgerWriter:
                         search_first = True
                         continue
                 try:
-                    return await self._write(head, bucket, event, new_state)
+                    return await self._write(head, bucket, event, new_state, snapshot_source)
                 except SequenceConflict:
                     search_first = key is not None
                 except StorageUnavailable:
@@ -198,8 +234,8 @@ class LedgerWriter:
 
     def _prepare(
         self,
-        head: dict[str, Any],
         bucket: dict[str, Any],
+        state: PlaylistState,
         event_type: str,
         payload: dict[str, Any],
         timestamp: datetime | None,
@@ -214,35 +250,30 @@ class LedgerWriter:
                 "timestamp is before the playlist's last logged change",
                 {"field": "timestamp", "last_change": last_change},
             )
-        state = PlaylistState(head["track_ids"], {k: head.get(k) for k in ("name", "description", "intent_tags")})
-        state.meta = {k: v for k, v in state.meta.items() if v is not None}
         new_state = apply_event(state, event_type, payload, self._max_tracks)
-        seq = bucket["last_seq"] + 1
-        event = {
-            "event_id": str(uuid.uuid4()),
-            "seq": seq,
-            "type": event_type,
-            "payload": payload,
-            "timestamp": moment,
-            "recorded_at": utc_now(),
-            "recorded_ns": time.time_ns(),
-            "client_event_id": client_event_id,
-            "request_hash": digest,
-            "written_by": written_by(),
-        }
+        event = new_event(bucket["last_seq"] + 1, event_type, payload, moment, client_event_id, digest)
         return event, new_state
 
     async def _write(
-        self, head: dict[str, Any], bucket: dict[str, Any], event: dict[str, Any], new_state: PlaylistState
-    ) -> dict[str, Any]:
+        self, head: dict[str, Any], bucket: dict[str, Any], event: dict[str, Any], new_state: PlaylistState,
+        snapshot_source: str | None = None,
+    ) -> Committed:
         """Commit the event (single winner per sequence number), then advance the projection."""
         seq, moment = event["seq"], event["timestamp"]
+        opens_bucket = self._policy.bucket_is_full(bucket)
+        if snapshot_source is not None and not opens_bucket:
+            # Sealed first, on the same condition as an append: from then on every writer at this
+            # sequence number opens the next bucket, so the commit stays single-winner.
+            if not await self._db.history.update_one(
+                {"_id": bucket["_id"], "user_id": bucket["user_id"], "last_seq": seq - 1}, {"$set": {"sealed": True}}
+            ):
+                raise SequenceConflict("another writer committed this sequence number")
+            opens_bucket = True
         # Stamped with no await before the write: the listing's "as of" moments rely on an event
         # being stored by the time a clock reading past its stamp can be taken (exact in process).
         event["recorded_at"], event["recorded_ns"] = utc_now(), time.time_ns()
-        opens_bucket = self._policy.bucket_is_full(bucket)
         if opens_bucket:
-            after = next_bucket(bucket, event, new_state)
+            after = next_bucket(bucket, event, new_state, snapshot_source or "periodic")
             try:
                 await self._db.history.insert_one(after)
             except DuplicateDocument:
@@ -250,7 +281,7 @@ class LedgerWriter:
         else:
             volume = track_id_volume(event["type"], event["payload"])
             matched = await self._db.history.update_one(
-                {"_id": bucket["_id"], "user_id": bucket["user_id"], "last_seq": seq - 1},
+                {"_id": bucket["_id"], "user_id": bucket["user_id"], "last_seq": seq - 1, "sealed": {"$ne": True}},
                 {
                     "$push": {"events": event},
                     "$set": {"last_seq": seq, "end_time": moment, "written_by": event["written_by"]},
@@ -266,4 +297,4 @@ class LedgerWriter:
             {"_id": head["_id"], "user_id": user_id, "seq": seq - 1}, update
         )):
             await self._project(user_id, playlist_id, rebuild_head(self._db, user_id, playlist_id, self.caps))
-        return mutation_result(after, event)
+        return mutation_result(after, event), event

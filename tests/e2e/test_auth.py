@@ -38,6 +38,10 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_export_user_data": {"user_id": user_id},
         "memory_delete_user_data": {"user_id": user_id, "confirm": True},
         "ops_audit": {"user_id": user_id},
+        "memory_undo_last_mutation": {"user_id": user_id, "playlist_id": SHARED},
+        "memory_resync_playlist": {"user_id": user_id, "playlist_id": SHARED, "track_ids": [track(2)]},
+        "memory_fork_playlist": {"user_id": user_id, "playlist_id": SHARED, "new_playlist_id": playlist(51)},
+        "memory_diff_playlist": {"user_id": user_id, "playlist_id": SHARED, "from_time": "2020-01-01T00:00:00Z"},
     }
 
 

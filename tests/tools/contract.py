@@ -39,6 +39,11 @@ TOOLS = [
     "memory.export_user_data",
     "memory.delete_user_data",
     "ops.audit",
+    # Issue 10: ledger moves and tracks.
+    "memory.undo_last_mutation",
+    "memory.resync_playlist",
+    "memory.fork_playlist",
+    "memory.diff_playlist",
 ]
 
 

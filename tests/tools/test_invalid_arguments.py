@@ -157,6 +157,14 @@ BASELINES: dict[str, dict[str, Any]] = {
     "memory.search": {"user_id": 1, "query": "jazz", "limit": 5},
     "memory.export_user_data": {"user_id": 1},
     "memory.delete_user_data": {"user_id": 1, "confirm": True},
+    "memory.undo_last_mutation": {"user_id": 1, "playlist_id": EXISTING, "event_id": str(uuid.uuid4()),
+                                  "client_event_id": str(uuid.uuid4()), "timestamp": LATER},
+    "memory.resync_playlist": {"user_id": 1, "playlist_id": EXISTING, "track_ids": [track(2), track(3)],
+                               "reason": "edited in the app", "client_event_id": str(uuid.uuid4()), "timestamp": LATER},
+    "memory.fork_playlist": {"user_id": 1, "playlist_id": EXISTING, "new_playlist_id": playlist(3), "name": "v2",
+                             "at_time": LATER},
+    "memory.diff_playlist": {"user_id": 1, "playlist_id": EXISTING, "from_time": "2020-01-01T00:00:00Z",
+                             "to_time": LATER},
 }
 
 # Valid payloads of memory.log_playlist_mutation per type (every optional payload field present).
@@ -295,6 +303,17 @@ async def _state(call: Any) -> dict[str, Any]:
     }
 
 
+async def _live_baseline(call: Any, prd_name: str) -> dict[str, Any]:
+    """The baseline, with what only exists once the store holds it: a redo names a real UNDO."""
+    arguments = copy.deepcopy(BASELINES[prd_name])
+    if prd_name == "memory.undo_last_mutation":
+        await call.ok("memory_log_playlist_mutation", {"user_id": 1, "playlist_id": EXISTING, "type": "ADD_TRACKS",
+                                                        "payload": {"track_ids": [track(5)]}})
+        undone = await call.ok("memory_undo_last_mutation", {"user_id": 1, "playlist_id": EXISTING})
+        arguments["event_id"] = undone["event_id"]
+    return arguments
+
+
 @pytest.mark.parametrize("prd_name", TOOLS)
 async def test_invalid_arguments_are_rejected_naming_the_field_and_write_nothing(
     settings: Settings, prd_name: str
@@ -319,7 +338,7 @@ async def test_invalid_arguments_are_rejected_naming_the_field_and_write_nothing
         after = await _state(call)
         # The untouched baseline is accepted: the cases failed for their one change, and no rejected
         # call left an idempotency claim behind (that would make this retry a CONFLICT).
-        accepted = await call(wire(prd_name), copy.deepcopy(BASELINES[prd_name]))
+        accepted = await call(wire(prd_name), await _live_baseline(call, prd_name))
     assert not wrong, f"{len(wrong)} of {len(cases)} cases misbehaved:\n" + "\n".join(wrong)
     assert after == before, "a rejected call wrote something"
     assert accepted["success"], f"the valid baseline was refused: {accepted.get('error')}"

@@ -37,6 +37,9 @@ DESCRIBED_ARRAYS = {
     "memory.reconstruct_playlist": ["track_ids"],
     "memory.search": ["results"],
     "ops.audit": ["entries"],
+    "memory.undo_last_mutation": ["meta_fields"],
+    "memory.resync_playlist": ["meta_fields"],
+    "memory.diff_playlist": ["added", "removed", "moved", "meta_changes", "events"],
 }
 
 
@@ -66,7 +69,9 @@ def _restored(node: Any) -> Any:
             start = said.index("{", said.index(ITEM_RULE))
             items, end = json.JSONDecoder().raw_decode(said, start)
             assert said[end:].startswith(". Not published as a per-item schema"), said
-            return {**{k: _restored(v) for k, v in node.items() if k != "description"}, "items": items}
+            own = said[: said.index(ITEM_RULE)].rstrip()  # the array's own description, if it had one
+            restored = {**{k: _restored(v) for k, v in node.items() if k != "description"}, "items": items}
+            return {**restored, "description": own} if own else restored
         return {k: _restored(v) for k, v in node.items()}
     if isinstance(node, list):
         return [_restored(v) for v in node]
@@ -155,7 +160,24 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
          "playlist_id": playlist(1), "document_key": playlist(1), "tool": "memory.log_playlist_mutation",
          "request_id": f"req{i}", "principal": "local", "via": "write_path"} for i in range(rows)],
         "next_cursor": None},
+    "memory.undo_last_mutation": lambda rows: {**_scripted(rows), "undid": {
+        "event_id": str(uuid.UUID(int=2)), "type": "ADD_TRACKS", "redo": False}},
+    "memory.resync_playlist": lambda rows: {**_scripted(rows), "new_snapshot_id": str(uuid.UUID(int=3))},
+    "memory.diff_playlist": lambda rows: {
+        "playlist_id": playlist(1), "from_time": ISO, "to_time": ISO, "existed_at_from_time": True,
+        "added": [{"track_id": track(i), "index": i} for i in range(rows)],
+        "removed": [{"track_id": track(i), "index": i} for i in range(rows)],
+        "moved": [{"track_id": track(i), "from_index": i, "to_index": i + 1} for i in range(rows)],
+        "meta_changes": [{"field": "name", "from": f"n{i}", "to": None} for i in range(rows)],
+        "events": [{k: v for k, v in _event(i).items() if k != "payload"} | {"seq": i, "detail": {}}
+                   for i in range(rows)],
+        "counts": {"added": rows, "removed": rows, "moved": rows, "events": rows}, "truncated": False},
 }
+
+
+def _scripted(rows: int) -> dict[str, Any]:
+    return {"event_id": str(uuid.UUID(int=1)), "playlist_id": playlist(1), "timestamp": ISO, "new_snapshot_id": None,
+            "added_count": rows, "removed_count": 0, "meta_fields": ["name", "intent_tags"] * rows}
 
 
 @pytest.mark.parametrize("prd_name", sorted(DESCRIBED_ARRAYS))
