@@ -26,6 +26,7 @@ PLAYLIST_TEXT_WEIGHTS: dict[str, int] = {
     )},
 }
 EVENT_TEXT_WEIGHTS: dict[str, int] = {"payload.raw_text": 4}  # every other string of the event: 1
+TRACK_TEXT_WEIGHTS: dict[str, int] = {"name": 6, "artists": 4, "album": 2}
 TEXT_LANGUAGE = "english"
 
 
@@ -294,7 +295,8 @@ class TrackDocument(Document):
 
     class Settings:
         name = "tracks"
-        indexes = [IndexModel([("user_id", ASCENDING), ("track_id", ASCENDING)], name="user_track")]
+        indexes = [IndexModel([("user_id", ASCENDING), ("track_id", ASCENDING)], name="user_track"),
+                   _text_index(list(TRACK_TEXT_WEIGHTS), TRACK_TEXT_WEIGHTS, "user_text")]
 
 
 class TrackChoice(Document):

@@ -105,3 +105,7 @@ class StorageUnavailable(MemoryServiceError):
 
 class DataDirectoryLocked(RuntimeError):
     """A second process tried to open an embedded data directory already in use."""
+
+
+class TrackNotInCatalog(NotFound):
+    """The track id is not in this user's catalog (another user's track is reported the same way)."""

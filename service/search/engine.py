@@ -33,10 +33,12 @@ from service.ledger.keys import head_id
 from service.search.analysis import ParsedQuery, parse_query
 from service.search.fields import (
     PLAYLIST_FIELDS,
+    TRACK_FIELDS,
     Entry,
     event_entry,
     playlist_entry,
     profile_entries,
+    track_entry,
 )
 from service.search.index import UserIndex, analyse
 from service.search.mongo_text import text_hits, text_query
@@ -70,6 +72,12 @@ class SearchEngine:
         self._users: dict[int, UserIndex] = {}  # built indexes, kept until the user is dropped
         self._profile_versions: dict[int, int] = {}
         self._building: dict[int, _Build] = {}
+        self._reload_listeners: list[Callable[[int], None]] = []
+
+    def on_user_reloaded(self, listener: Callable[[int], None]) -> None:
+        """Call ``listener(user_id)`` whenever a user's data changes around the write path (a
+        delete, an import): other per-user caches (the track resolver's) drop that user too."""
+        self._reload_listeners.append(listener)
 
     # -- building -------------------------------------------------------------------------------
     @property
@@ -194,8 +202,21 @@ class SearchEngine:
         if applied is not None:
             await applied
 
+    def tracks_changed(self, user_id: int, tracks: dict[str, dict[str, Any]]) -> None:
+        """``tracks``: track_id → the track as now stored (inserted or rewritten)."""
+        if not self.in_memory:
+            return
+
+        def update(index: UserIndex) -> None:
+            for track in tracks.values():
+                index.put(track_entry(track))
+
+        self._apply(user_id, update)
+
     def user_deleted(self, user_id: int) -> None:
         """Forget the user's index (a build under way is discarded); the next search rebuilds it."""
+        for listener in self._reload_listeners:
+            listener(user_id)
         self._users.pop(user_id, None)
         self._profile_versions.pop(user_id, None)
         build = self._building.pop(user_id, None)
@@ -227,6 +248,9 @@ class SearchEngine:
         events = await self._db.preference_events.find({"user_id": user_id})
         await put_all(event_entry(e) for e in events)
         del events
+        tracks = await self._db.tracks.find({"user_id": user_id}, TRACK_FIELDS)
+        await put_all(track_entry(t) for t in tracks)
+        del tracks
         profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"history": 0})
         if profile is None:
             return index, None
@@ -246,7 +270,7 @@ class SearchEngine:
 
     async def _text_search(self, user_id: int, parsed: ParsedQuery, limit: int, detail: str) -> list[dict[str, Any]]:
         found: list[tuple[float, Entry]] = []
-        for name in ("playlists", "preference_events"):
+        for name in ("playlists", "preference_events", "tracks"):
             args = text_query(user_id, parsed, name, limit)
             documents = await getattr(self._db, name).find(
                 args["filter"], args["projection"], sort=args["sort"], limit=args["limit"]

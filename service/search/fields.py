@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from models.documents import EVENT_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS
+from models.documents import EVENT_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS, TRACK_TEXT_WEIGHTS
 
 NAME = float(PLAYLIST_TEXT_WEIGHTS["name"])
 TAGS = float(PLAYLIST_TEXT_WEIGHTS["intent_tags"])
@@ -16,6 +16,10 @@ NOTES = float(PLAYLIST_TEXT_WEIGHTS["seed_context.notes"])
 RAW_TEXT = float(EVENT_TEXT_WEIGHTS["payload.raw_text"])
 OTHER = 1.0
 PROFILE_VALUE = DESCRIPTION
+TRACK_NAME = float(TRACK_TEXT_WEIGHTS["name"])
+TRACK_ARTISTS = float(TRACK_TEXT_WEIGHTS["artists"])
+TRACK_ALBUM = float(TRACK_TEXT_WEIGHTS["album"])
+TRACK_FIELDS = {"_id": 1, "user_id": 1, "track_id": 1, "name": 1, "artists": 1, "album": 1}
 MAX_WEIGHT = NAME
 
 PLAYLIST_FIELDS = {"_id": 1, "user_id": 1, "playlist_id": 1, "name": 1, "description": 1, "intent_tags": 1,
@@ -31,7 +35,7 @@ class Field:
 
 @dataclass
 class Entry:
-    kind: str  # playlist | preference_event | profile
+    kind: str  # playlist | preference_event | profile | track
     id: str
     fields: list[Field]
     metadata: dict[str, Any]
@@ -96,3 +100,16 @@ def profile_entries(document: dict[str, Any]) -> list[Entry]:
             metadata["updated_at"] = document["updated_at"]
         found.append(Entry("profile", f"profile:{key}", fields, metadata))
     return found
+
+
+def track_entry(track: dict[str, Any]) -> Entry:
+    """A catalog track: its name, artists and album are text the user may search by."""
+    fields = [Field("name", TRACK_NAME, track["name"])]
+    if track.get("artists"):
+        fields.append(Field("artists", TRACK_ARTISTS, " · ".join(track["artists"])))
+    if track.get("album"):
+        fields.append(Field("album", TRACK_ALBUM, track["album"]))
+    metadata = {"name": track["name"], "artists": list(track.get("artists") or [])}
+    if track.get("album"):
+        metadata["album"] = track["album"]
+    return Entry("track", track["track_id"], fields, metadata)

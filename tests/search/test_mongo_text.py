@@ -122,12 +122,16 @@ class _RecordedCollection:
 class _RecordedDatabase:
     engine = "mongodb"
 
-    def __init__(self, playlists: list[dict], events: list[dict], profiles: list[dict]) -> None:
+    def __init__(self, playlists: list[dict], events: list[dict], profiles: list[dict],
+                 tracks: list[dict] | None = None) -> None:
         self.playlists = _RecordedCollection(playlists, PLAYLIST_RESULTS)
         self.preference_events = _RecordedCollection(events, EVENT_RESULTS)
         self.profiles = _RecordedCollection([], profiles)
+        self.tracks = _RecordedCollection(tracks or [], TRACK_RESULTS)
 
 
+TRACK_RESULTS = [{"_id": "1:track00000000000000001", "user_id": 1, "track_id": "track00000000000000001",
+                  "name": "Ghost Love Score", "artists": ["Nightwish"], "album": "Once", "score": 4.4}]
 PROFILE = {"_id": 1, "user_id": 1, "profile": {"notes": "symphonic metal with female vocals"}, "version": 3,
            "updated_at": datetime(2025, 2, 1, tzinfo=UTC)}
 
@@ -157,3 +161,14 @@ async def test_the_mongodb_engine_falls_back_to_typo_tolerance_when_text_finds_n
     assert hits and hits[0]["id"] == "pl01anchor000000"
     assert all(q[0]["user_id"] == 1 for q in db.playlists.queries)  # the fallback reads this user only
     assert await SearchEngine(db).search(2, "nightwsh", 10) == []  # type: ignore[arg-type]
+
+
+async def test_the_mongodb_engine_finds_catalog_tracks_by_text() -> None:
+    from service.search import SearchEngine
+
+    db = _RecordedDatabase([], [], [], TRACK_RESULTS)
+    hits = await SearchEngine(db).search(1, "nightwish", 10)  # type: ignore[arg-type]
+    assert hits == [{"kind": "track", "id": "track00000000000000001", "score": hits[0]["score"],
+                     "snippet": "Nightwish", "metadata": {"name": "Ghost Love Score", "artists": ["Nightwish"]}}]
+    text_filter = db.tracks.queries[0][0]
+    assert text_filter["user_id"] == 1 and text_filter["$text"]["$search"] == "nightwish"

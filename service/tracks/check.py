@@ -1,0 +1,162 @@
+"""Checking an ordered list of track ids against a rule set (``rule_set``), with the catalog's data.
+
+A rule is *violated* when the known data breaks it; it is *unverified* when it holds for what is
+known but tracks it needs data of are missing from the catalog (or lack the field it reads), so
+nothing is silently passed. Breathers, precisely: in a list of n ≥ 3 tracks the middle third
+(positions ⌊n/3⌋ … ⌈2n/3⌉-1) must hold a track with energy ≤ max_energy, and the first and last
+tracks must not be breathers (the arc opens and closes with drive).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from typing import Any
+
+from service.tracks.text import folded_text
+
+MAX_LISTED_IDS = 50  # per violation: the answer stays small whatever the playlist's length
+MAX_VIOLATIONS = 50
+
+
+def _ids(track_ids: list[str]) -> list[str]:
+    return list(dict.fromkeys(track_ids))[:MAX_LISTED_IDS]
+
+
+class Check:
+    def __init__(self, track_ids: list[str], known: dict[str, dict[str, Any]]) -> None:
+        self.track_ids = track_ids
+        self.known = known
+        self.unknown = [t for t in dict.fromkeys(track_ids) if t not in known]
+        self.violations: list[dict[str, Any]] = []
+        self.unverified: list[dict[str, Any]] = []
+
+    def violate(self, rule: str, track_ids: list[str], message: str, suggestion: str) -> None:
+        self.violations.append({"rule": rule, "track_ids": _ids(track_ids), "message": message,
+                                "suggestion": suggestion})
+
+    def cannot_verify(self, rule: str, track_ids: list[str], what: str) -> None:
+        if track_ids:
+            self.unverified.append({"rule": rule, "track_ids": _ids(track_ids),
+                                    "message": f"{len(set(track_ids))} track(s) {what}"})
+
+    def missing(self, field: str) -> list[str]:
+        """Tracks this rule cannot read: unknown ones, and known ones without ``field``."""
+        return [t for t in dict.fromkeys(self.track_ids) if t not in self.known or self.known[t].get(field) is None]
+
+    # -- the rules ----------------------------------------------------------------------------
+    def no_duplicates(self) -> None:
+        for track_id, count in Counter(self.track_ids).items():
+            if count > 1:
+                self.violate("no_duplicates", [track_id], f"{track_id} appears {count} times",
+                             f"keep one occurrence and remove the other {count - 1}")
+
+    def max_tracks_per_artist(self, limit: int) -> None:
+        by_artist: dict[str, list[str]] = defaultdict(list)
+        shown: dict[str, str] = {}
+        for track_id in self.track_ids:
+            for artist in (self.known.get(track_id) or {}).get("artists") or []:
+                key = folded_text(artist)
+                by_artist[key].append(track_id)
+                shown.setdefault(key, artist)
+        for key, found in by_artist.items():
+            if len(found) > limit:
+                self.violate("max_tracks_per_artist", found, f"{len(found)} tracks by {shown[key]} (at most {limit})",
+                             f"remove or swap {len(found) - limit} of the tracks by {shown[key]}")
+        self.cannot_verify("max_tracks_per_artist", self.unknown, "not in the catalog: their artists are unknown")
+
+    def target_duration(self, low: float | None, high: float | None) -> None:
+        minutes = sum((self.known[t].get("duration_ms") or 0) for t in self.track_ids if t in self.known) / 60000
+        unread = self.missing("duration_ms")
+        span = f"{low if low is not None else 0:g}–{high:g}" if high is not None else f"at least {low:g}"
+        if high is not None and minutes > high:  # already too long, whatever the unknown add
+            self.violate("target_duration", [], f"{minutes:.1f} minutes, more than the target {span} minutes",
+                         f"remove about {minutes - high:.0f} minutes of tracks")
+        elif unread:
+            self.cannot_verify("target_duration", unread, f"without a known duration (known total {minutes:.1f} min)")
+        elif low is not None and minutes < low:
+            self.violate("target_duration", [], f"{minutes:.1f} minutes, less than the target {span} minutes",
+                         f"add about {low - minutes:.0f} minutes of tracks")
+
+    def avoid_tracks(self, avoided: list[str]) -> None:
+        hits = [t for t in self.track_ids if t in set(avoided)]
+        if hits:
+            self.violate("avoid_tracks", hits, f"{len(set(hits))} track(s) the user avoids",
+                         "remove these tracks")
+
+    def avoid_artists(self, avoided: list[str]) -> None:
+        names = {folded_text(a): a for a in avoided}
+        hits: dict[str, list[str]] = defaultdict(list)
+        for track_id in self.track_ids:
+            for artist in (self.known.get(track_id) or {}).get("artists") or []:
+                if folded_text(artist) in names:
+                    hits[folded_text(artist)].append(track_id)
+        for key, found in hits.items():
+            self.violate("avoid_artists", found, f"{len(set(found))} track(s) by {names[key]}, whom the user avoids",
+                         f"remove or swap the tracks by {names[key]}")
+        self.cannot_verify("avoid_artists", self.unknown, "not in the catalog: their artists are unknown")
+
+    def avoid_genres(self, avoided: list[str]) -> None:
+        """Genres only where the catalog knows them (a known track without genres is not checked)."""
+        names = {folded_text(g): g for g in avoided}
+        hits: dict[str, list[str]] = defaultdict(list)
+        for track_id in self.track_ids:
+            for genre in (self.known.get(track_id) or {}).get("genres") or []:
+                if folded_text(genre) in names:
+                    hits[folded_text(genre)].append(track_id)
+        for key, found in hits.items():
+            self.violate("avoid_genres", found, f"{len(set(found))} track(s) of {names[key]}, which the user avoids",
+                         f"remove or swap the {names[key]} tracks")
+        self.cannot_verify("avoid_genres", self.unknown, "not in the catalog: their genres are unknown")
+
+    def breathers(self, max_energy: float) -> None:
+        n = len(self.track_ids)
+        if n < 3:
+            return
+        start, end = n // 3, -(-2 * n // 3)
+        energy = {t: (self.known.get(t) or {}).get("energy") for t in self.track_ids}
+
+        def low(t: str) -> bool:
+            return energy[t] is not None and energy[t] <= max_energy
+
+        for position in (0, n - 1):
+            track_id = self.track_ids[position]
+            if low(track_id):
+                where = "opens" if position == 0 else "closes"
+                self.violate("breathers", [track_id], f"a breather (energy {energy[track_id]:g}) {where} the playlist",
+                             f"move it to the middle (positions {start + 1}–{end}) and put a driving track here")
+        middle = self.track_ids[start:end]
+        if not any(low(t) for t in middle):
+            unread = [t for t in middle if energy[t] is None]
+            if unread:
+                self.cannot_verify("breathers", unread, "mid-way without a known energy")
+            else:
+                elsewhere = [t for t in self.track_ids if low(t)]
+                self.violate("breathers", elsewhere, f"no breather (energy ≤ {max_energy:g}) mid-way",
+                             f"put a low-energy track at positions {start + 1}–{end}"
+                             + (" (move one of these there)" if elsewhere else ""))
+        edges = [t for t in (self.track_ids[0], self.track_ids[-1]) if energy[t] is None]
+        self.cannot_verify("breathers", edges, "opening or closing without a known energy")
+
+
+def check(track_ids: list[str], known: dict[str, dict[str, Any]], rules: dict[str, Any]) -> dict[str, Any]:
+    run = Check(track_ids, known)
+    if rules.get("no_duplicates", True):
+        run.no_duplicates()
+    if "max_tracks_per_artist" in rules:
+        run.max_tracks_per_artist(rules["max_tracks_per_artist"])
+    if "target_duration_minutes" in rules:
+        run.target_duration(rules["target_duration_minutes"]["min"], rules["target_duration_minutes"]["max"])
+    for name in ("avoid_tracks", "avoid_artists", "avoid_genres"):
+        if rules.get(name):
+            getattr(run, name)(rules[name])
+    if "breathers" in rules:
+        run.breathers(rules["breathers"]["max_energy"])
+    return {
+        "ok": not run.violations and not run.unverified,
+        "violations": run.violations[:MAX_VIOLATIONS],
+        "violation_count": len(run.violations),
+        "unverified": run.unverified,
+        "unknown_tracks": run.unknown[:500],
+        "unknown_count": len(run.unknown),
+        "rules": rules,
+    }

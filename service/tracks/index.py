@@ -1,0 +1,113 @@
+"""One user's catalog analysed for resolution: the words of every title, artist and album, and
+which tracks hold each word.
+
+A query word is looked up in the vocabulary three ways: exactly, within a typo budget (the
+vocabulary is grouped by word length, so ``rapidfuzz`` compares only lengths that can match, in C),
+and as a prefix (a word typed in part). Only tracks holding a matched word are scored.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from service.tracks.text import budget, core_title, folded_text, similarity, words
+
+# Field codes, in the order a tie between fields is read: title, then artists (artist k of a track
+# is ARTIST + k), then album ("toto" is the band before it is their album "Toto IV").
+NAME, ARTIST, ALBUM = 0, 1, 1000
+
+
+def is_artist(code: int) -> bool:
+    return ARTIST <= code < ALBUM
+
+
+@dataclass
+class Known:
+    """A catalog track as resolution sees it."""
+
+    track_id: str
+    name: str
+    artists: list[str]
+    popularity: int
+    title: list[str]  # words of the title without qualifiers ("- Remastered", "(feat. …)")
+    fields: dict[int, list[str]]  # field code → its words (name: every word of the full name)
+    # Adjacent words joined, as people write them ("acdc", "brightside"), per field → the words.
+    joined: dict[int, dict[str, tuple[str, ...]]] = field(default_factory=dict)
+
+    @property
+    def song(self) -> tuple[str, str]:
+        """What makes two entries the same song (an album and a live version): title and lead artist."""
+        return " ".join(self.title), " ".join(self.fields.get(ARTIST, []))
+
+
+def known(track: dict[str, Any]) -> Known:
+    fields: dict[int, list[str]] = {NAME: words(track["name"])}
+    if track.get("album"):
+        fields[ALBUM] = words(track["album"])
+    for k, artist in enumerate(track.get("artists") or []):
+        fields[ARTIST + k] = words(artist)
+    joined: dict[int, dict[str, tuple[str, ...]]] = {}
+    for code, found in fields.items():
+        extra: dict[str, tuple[str, ...]] = {a + b: (a, b) for a, b in zip(found, found[1:])}
+        if len(found) > 2:  # "r e m", "guns n roses": the whole field as one word too
+            extra.setdefault("".join(found), tuple(found))
+        if extra:
+            joined[code] = extra
+    return Known(track["track_id"], track["name"], list(track.get("artists") or []),
+                 int(track.get("popularity") or 0), words(core_title(track["name"])) or fields[NAME], fields, joined)
+
+
+class CatalogIndex:
+    def __init__(self, tracks: list[dict[str, Any]]) -> None:
+        self.tracks: list[Known] = [known(t) for t in tracks]
+        self.postings: dict[str, list[tuple[int, int]]] = defaultdict(list)  # word → (track, field)
+        for i, track in enumerate(self.tracks):
+            for code, found in track.fields.items():
+                for word in dict.fromkeys(found + list(track.joined.get(code, ()))):
+                    self.postings[word].append((i, code))
+        self.postings = dict(self.postings)
+        self.by_id = {track.track_id: i for i, track in enumerate(self.tracks)}
+        # Folded names, to tell a profile's free-text avoid entry that names an artist or genre.
+        self.artist_names = {folded_text(a) for t in tracks for a in t.get("artists") or []}
+        self.genre_names = {folded_text(g) for t in tracks for g in t.get("genres") or []}
+        self._by_length: dict[int, list[str]] = defaultdict(list)
+        for word in self.postings:
+            self._by_length[len(word)].append(word)
+        self._sorted = sorted(self.postings)
+
+    def __len__(self) -> int:
+        return len(self.tracks)
+
+    def matches(self, query_word: str, exact_only: bool = False) -> dict[str, float]:
+        """Vocabulary words the query word may mean, with their similarity (0..1]."""
+        found: dict[str, float] = {}
+        if query_word in self.postings:
+            found[query_word] = 1.0
+        if exact_only:
+            return found
+        allowed = budget(len(query_word))
+        if allowed:
+            for length in range(len(query_word) - allowed, len(query_word) + allowed + 1):
+                choices = self._by_length.get(length)
+                if not choices:
+                    continue
+                for word, _, _ in process.extract(query_word, choices, scorer=OSA.distance,
+                                                  score_cutoff=allowed, limit=None):
+                    score = similarity(query_word, word)
+                    if score > found.get(word, 0.0):
+                        found[word] = score
+        if len(query_word) >= 4:
+            start = bisect.bisect_left(self._sorted, query_word)
+            for word in self._sorted[start:start + 200]:  # bounded: a prefix of 200+ words says little
+                if not word.startswith(query_word):
+                    break
+                score = similarity(query_word, word)
+                if score > found.get(word, 0.0):
+                    found[word] = score
+        return found
