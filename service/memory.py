@@ -27,7 +27,9 @@ from service.settings import Settings
 from service.storage import Database
 from service.timeutil import utc_now
 from service.tracks import TrackService
+from service.tracks.naming import name_tracks
 from service.units import unit_of_work
+
 
 class MemoryService:
     def __init__(self, db: Database, settings: Settings) -> None:
@@ -139,6 +141,10 @@ class MemoryService:
 
     async def reconstruct_playlist(self, user_id: int, playlist_id: str, at_time: datetime | None) -> dict[str, Any]:
         return await self._reader.reconstruct_at(user_id, playlist_id, at_time)
+
+    async def name_tracks(self, user_id: int, track_ids: list[str]) -> dict[str, Any]:
+        """Catalog names for a playlist answer's track IDs (``include_tracks``), within its budget."""
+        return await name_tracks(self._db, user_id, track_ids, self.settings.result_budget_bytes)
 
     async def search(self, user_id: int, query: str, limit: int, detail: str = "lean") -> list[dict[str, Any]]:
         return await self._search.search(user_id, query, limit, detail)

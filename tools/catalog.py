@@ -82,7 +82,8 @@ PRD_SPECS: list[ToolSpec] = [
         "Details of one logged playlist: metadata and seed_context, the latest stored snapshot (which may "
         "predate the most recent changes) and the most recent events, oldest first (older ones are left out "
         "when the answer would pass about 400 kB; memory_export_user_data has every event). For the exact "
-        "current track list call memory_reconstruct_playlist." + ENVELOPE,
+        "current track list call memory_reconstruct_playlist. include_tracks=true adds latest_snapshot.tracks (name, "
+        "artists, duration_ms per track ID from the catalog, memory_upsert_tracks). A fork shows forked_from." + ENVELOPE,
         handlers.get_playlist, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),
@@ -90,7 +91,8 @@ PRD_SPECS: list[ToolSpec] = [
         "memory.reconstruct_playlist", "Reconstruct playlist contents (memory.reconstruct_playlist)",
         "The exact ordered track_ids of a logged playlist now, or at at_time. Use this instead of reading "
         "the playlist back from the music service (which may answer 403): the ledger is the truth. at_time "
-        "before the playlist's creation is NOT_FOUND." + ENVELOPE,
+        "before the playlist's creation is NOT_FOUND. include_tracks=true adds tracks: tracks[i] names track_ids[i] "
+        "(name, artists, duration_ms; null when the catalog does not know the ID)." + ENVELOPE,
         handlers.reconstruct_playlist, read_only=True, destructive=False, idempotent=True,
         access=Access.READ,
     ),

@@ -59,13 +59,13 @@ async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Princi
     if head.get("forked_from"):
         playlist["forked_from"] = head["forked_from"]
     snapshot = head["latest_snapshot"]
+    latest = {"snapshot_id": snapshot["snapshot_id"], "created_at": snapshot["created_at"],
+              "track_ids": snapshot["track_ids"]}
+    if a.get("include_tracks"):
+        latest.update(await service.name_tracks(a["user_id"], snapshot["track_ids"]))
     return {
         "playlist": playlist,
-        "latest_snapshot": {
-            "snapshot_id": snapshot["snapshot_id"],
-            "created_at": snapshot["created_at"],
-            "track_ids": snapshot["track_ids"],
-        },
+        "latest_snapshot": latest,
         "recent_events": [
             {"event_id": e["event_id"], "timestamp": e["timestamp"], "type": e["type"], "payload": e["payload"]}
             for e in found["recent_events"]
@@ -74,7 +74,10 @@ async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Princi
 
 
 async def reconstruct_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.reconstruct_playlist(a["user_id"], a["playlist_id"], _time(a, "at_time"))
+    found = await service.reconstruct_playlist(a["user_id"], a["playlist_id"], _time(a, "at_time"))
+    if a.get("include_tracks"):
+        found.update(await service.name_tracks(a["user_id"], found["track_ids"]))
+    return found
 
 
 async def search(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:

@@ -33,8 +33,9 @@ ITEM_RULE = "Every item: "  # how a published array's description quotes the PRD
 DESCRIBED_ARRAYS = {
     "ops.list_users": ["users"],
     "memory.get_playlists": ["items"],
-    "memory.get_playlist": ["playlist/intent_tags", "latest_snapshot/track_ids", "recent_events"],
-    "memory.reconstruct_playlist": ["track_ids"],
+    "memory.get_playlist": ["playlist/intent_tags", "latest_snapshot/track_ids", "latest_snapshot/tracks",
+                            "recent_events"],
+    "memory.reconstruct_playlist": ["track_ids", "tracks"],
     "memory.search": ["results"],
     "ops.audit": ["entries"],
     "memory.undo_last_mutation": ["meta_fields"],
