@@ -1,7 +1,8 @@
 """Export of everything stored for one user, as JSON the importer reads back.
 
 The export is a sequence of pieces in a fixed order (profile, preference events, then each
-playlist's header, snapshots and events by sequence). A piece larger than a part travels as
+playlist's header, snapshots and events by sequence, then the track catalog and the confirmed
+track choices; exports made before the last two sections existed import as before). A piece larger than a part travels as
 ``chunks``: consecutive slices of its JSON text, joined and parsed by the importer. It holds no derivable data: the playlist
 document, idempotency claims and indexes are rebuilt on import. A tool answer carries one
 *part* of at most ``export_part_bytes``; the cursor names the last piece sent and the moment of
@@ -99,9 +100,18 @@ async def _pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
                 body = {"event_id": event["_id"]} | to_json({k: v for k, v in event.items() if k != "imported_by"})
                 for piece in _fit("preference_event", [1, event["recorded_ns"], event["_id"]], body, budget):
                     yield piece
+    if section <= 2:
+        async for piece in _playlist_pieces(db, user_id, as_of_ns, budget, after if section == 2 else None):
+            yield piece
+    async for piece in _track_pieces(db, user_id, as_of_ns, budget, section, after):
+        yield piece
+
+
+async def _playlist_pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
+                           after: list[Any] | None) -> AsyncIterator[Piece]:
     firsts = await db.history.find({"user_id": user_id, "base_seq": 0}, {"playlist_id": 1})
     playlist_ids = sorted({b["playlist_id"] for b in firsts})
-    if section == 2:
+    if after is not None:
         playlist_ids = [pid for pid in playlist_ids if pid >= after[1]]  # type: ignore[index]
     for pid in playlist_ids:
         buckets = await db.history.find({"user_id": user_id, "playlist_id": pid}, sort=[("base_seq", 1)])
@@ -122,6 +132,33 @@ async def _pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
                     yield piece
 
 
+def _before(moment: Any, as_of_ns: int) -> bool:
+    """Whether a stored date (naive UTC on the embedded engine) is at or before the export's moment."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment <= datetime.fromtimestamp(as_of_ns / 1e9, tz=UTC)
+
+
+async def _track_pieces(db: Database, user_id: int, as_of_ns: int, budget: int, section: int,
+                        after: list[Any] | None) -> AsyncIterator[Piece]:
+    """The catalog (section 3, by track id) and the confirmed choices (section 4, by text digest).
+    Both are current state, not history: a track first seen after the export's moment is left
+    out; one rewritten since is exported as it now is. The document-level stamp names only the
+    latest write; the import stamps its own."""
+    if section <= 3:
+        for track in await db.tracks.find({"user_id": user_id}, sort=[("_id", 1)]):
+            if (section < 3 or track["track_id"] >= after[1]) and _before(track["first_seen_at"], as_of_ns):  # type: ignore[index]
+                body = to_json({k: v for k, v in track.items() if k not in ("user_id", "written_by")})
+                for piece in _fit("track", [3, track["track_id"]], body, budget):
+                    yield piece
+    for choice in await db.track_choices.find({"user_id": user_id}, sort=[("_id", 1)]):
+        digest = choice["_id"].split(":", 1)[1]
+        if (section < 4 or digest >= after[1]) and _before(choice["confirmed_at"], as_of_ns):  # type: ignore[index]
+            body = to_json({k: v for k, v in choice.items() if k not in ("user_id", "written_by")})
+            for piece in _fit("track_choice", [4, digest], body, budget):
+                yield piece
+
+
 def encode_cursor(as_of_ns: int, key: list[Any], part: int) -> str:
     raw = json.dumps({"t": as_of_ns, "k": key, "n": part}, separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
@@ -132,10 +169,11 @@ def decode_cursor(cursor: str) -> tuple[int, list[Any], int]:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         as_of, key, part = body["t"], body["k"], body["n"]
         if not (isinstance(as_of, int) and 0 < as_of < 2**63 and isinstance(part, int) and 1 < part < 2**31
-                and isinstance(key, list) and key and isinstance(key[0], int) and key[0] in (0, 1, 2)):
+                and isinstance(key, list) and key and isinstance(key[0], int) and key[0] in (0, 1, 2, 3, 4)):
             raise ValueError("cursor shape")
         # Keys compare element by element: each position must hold the type the pieces use.
-        expected = {0: [int, int], 1: [int, int, str, int], 2: [int, str, int, int, int]}[key[0]]
+        expected = {0: [int, int], 1: [int, int, str, int], 2: [int, str, int, int, int], 3: [int, str, int],
+                    4: [int, str, int]}[key[0]]
         if len(key) > len(expected) or any(type(v) is not t for v, t in zip(key, expected, strict=False)):
             raise ValueError("cursor key shape")
         return as_of, key, part
@@ -150,6 +188,8 @@ def empty_data(as_of_ns: int, part: int) -> dict[str, Any]:
         "profile": None,
         "preference_events": [],
         "playlists": [],
+        "tracks": [],
+        "track_choices": [],
         "chunks": [],
         "continuation": {"part": part, "next_cursor": None},
     }
@@ -166,6 +206,8 @@ def add_piece(data: dict[str, Any], section: str, body: dict[str, Any]) -> None:
         data["preference_events"].append(body)
     elif section == "playlist":
         data["playlists"].append({**body, "snapshots": [], "events": []})
+    elif section in ("track", "track_choice"):
+        data[f"{section}s"].append(body)
     elif section == "chunk":
         data["chunks"].append(body)
     else:

@@ -13,6 +13,8 @@ from service.ledger.projection import rebuild_head
 from service.ledger.state import track_id_volume
 from service.storage import Database
 from service.timeutil import parse_iso
+from service.tracks.catalog import track_key
+from service.tracks.text import choice_key
 
 
 def _dates(item: dict[str, Any], *names: str) -> dict[str, Any]:
@@ -24,6 +26,8 @@ def _place(merged: dict[str, Any], section: str, body: dict[str, Any], pid: str 
         merged["profile"] = body
     elif section == "preference_event":
         merged["preference_events"].append(body)
+    elif section in ("track", "track_choice"):
+        merged[f"{section}s"].append(body)
     else:
         target = merged["playlists"].setdefault(pid or body["playlist_id"], {"snapshots": [], "events": []})
         if section == "playlist":
@@ -34,7 +38,8 @@ def _place(merged: dict[str, Any], section: str, body: dict[str, Any], pid: str 
 
 def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Join continuation parts: playlists split across parts, oversize pieces sent as chunks."""
-    merged: dict[str, Any] = {"profile": None, "preference_events": [], "playlists": {}}
+    merged: dict[str, Any] = {"profile": None, "preference_events": [], "playlists": {}, "tracks": [],
+                              "track_choices": []}
     pending = ""
     for data in parts:
         if data.get("format") != "taste-memory-export/1":
@@ -49,6 +54,9 @@ def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
             for section in ("snapshot", "event"):
                 for body in entry[f"{section}s"]:
                     _place(merged, section, body, pid)
+        for section in ("track", "track_choice"):  # absent from exports made before the catalog existed
+            for body in data.get(f"{section}s", []):
+                _place(merged, section, body, None)
         for chunk in data.get("chunks", []):
             pending += chunk["text"]
             if chunk["index"] == chunk["count"] - 1:
@@ -125,7 +133,24 @@ async def import_user(db: Database, parts: list[dict[str, Any]], user_id: int, c
             await _claim(db, user_id, "create", entry["idempotency_key"], entry["request_hash"], pid)
         await rebuild_head(db, user_id, pid, caps)
         counts["playlists"] += 1
+    await _import_tracks(db, user_id, merged, counts)
     return counts
+
+
+async def _import_tracks(db: Database, user_id: int, merged: dict[str, Any], counts: dict[str, int]) -> None:
+    """The catalog and the confirmed choices, keyed as the service keys them (the ids are derived
+    from the user, the track id and the folded text, so a renumbered user gets its own)."""
+    counts["tracks"] = counts["track_choices"] = 0
+    for track in merged["tracks"]:
+        body = _dates(track, "first_seen_at", "updated_at")
+        await db.tracks.insert_one({**body, "_id": track_key(user_id, body["track_id"]), "user_id": user_id,
+                                    "written_by": written_by()})
+        counts["tracks"] += 1
+    for choice in merged["track_choices"]:
+        body = _dates(choice, "confirmed_at")
+        await db.track_choices.insert_one({**body, "_id": choice_key(user_id, body["folded"]), "user_id": user_id,
+                                           "written_by": written_by()})
+        counts["track_choices"] += 1
 
 
 async def _claim(db: Database, user_id: int, scope: str, key: str, digest: str, pid: str) -> None:
