@@ -79,7 +79,9 @@ class CatalogIndex:
         self._by_length: dict[int, list[str]] = defaultdict(list)
         for word in self.postings:
             self._by_length[len(word)].append(word)
-        self._sorted = sorted(self.postings)
+        # Prefixes are looked up among the words themselves, not the joined pairs ("love" is not
+        # typed in part of "loveangel").
+        self._sorted = sorted({w for t in self.tracks for found in t.fields.values() for w in found})
 
     def __len__(self) -> int:
         return len(self.tracks)

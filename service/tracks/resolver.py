@@ -18,6 +18,7 @@ apart: a coin flip between two songs stays under 0.5 unless the words alone are 
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -25,7 +26,9 @@ from service.tracks.index import ALBUM, NAME, CatalogIndex, Known, is_artist
 from service.tracks.signals import Signals
 from service.tracks.text import FILLERS, weight, words
 
-MAX_CANDIDATES = 500
+MAX_CANDIDATES = 400  # scored at most, in order of word overlap (then shorter titles first)
+MAX_BOOST = 0.075  # the most _boost adds
+ALTERNATIVE_FLOOR = 0.1  # alternatives fit at least this well (the best is answered however poor)
 ARTIST_ONLY = 0.75
 ALBUM_ONLY = 0.6
 RIVAL_MARGIN = 0.05
@@ -49,28 +52,47 @@ def _coverage(found: list[str], cover: dict[str, float]) -> float:
     return named / total if total else 0.0
 
 
-def _collect(index: CatalogIndex, request: list[str], optional: set[str]) -> tuple[
-        dict[int, dict[str, tuple[float, int]]], dict[int, dict[int, dict[str, float]]], dict[int, float]]:
-    """Per candidate: each request word's best (similarity, field); each field's covered words;
-    and a quick score to keep the most promising candidates."""
-    best: dict[int, dict[str, tuple[float, int]]] = defaultdict(dict)
-    cover: dict[int, dict[int, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+def _quick(index: CatalogIndex, request: list[str], optional: set[str],
+           matches: dict[str, dict[str, float]]) -> dict[int, float]:
+    """Per track holding any request word: the weighted similarity of the words it holds, the
+    order candidates are scored in (and, squared, a bound on their fit)."""
     quick: dict[int, float] = defaultdict(float)
     for query_word in request:
-        for word, similarity in index.matches(query_word, exact_only=query_word in optional).items():
-            for i, code in index.postings[word]:
-                current = best[i].get(query_word)
-                # Ties go to the title (lower code): "queen" in "Killer Queen" by Queen is a title word.
+        if query_word in optional:
+            continue
+        per_track: dict[int, float] = {}
+        for word, similarity in matches[query_word].items():
+            for i, _ in index.postings[word]:
+                if similarity > per_track.get(i, 0.0):
+                    per_track[i] = similarity
+        scale = weight(query_word)
+        for i, similarity in per_track.items():
+            quick[i] += scale * similarity
+    return quick
+
+
+def _details(track: Known, matches: dict[str, dict[str, float]]) -> tuple[
+        dict[str, tuple[float, int]], dict[int, dict[str, float]]]:
+    """Each request word's best (similarity, field) in this track, and each field's words covered."""
+    best: dict[str, tuple[float, int]] = {}
+    cover: dict[int, dict[str, float]] = {}
+    for code, found in track.fields.items():
+        joined = track.joined.get(code, {})
+        field: dict[str, float] = {}
+        for word in [*found, *joined]:
+            for query_word, matched in matches.items():
+                similarity = matched.get(word)
+                if not similarity:
+                    continue
+                current = best.get(query_word)
+                # Ties go to the title (code 0): "queen" in "Killer Queen" by Queen is a title word.
                 if current is None or similarity > current[0] or (similarity == current[0] and code < current[1]):
-                    best[i][query_word] = (similarity, code)
-                covered = index.tracks[i].joined.get(code, {}).get(word, (word,))
-                field = cover[i][code]
-                for part in covered:
+                    best[query_word] = (similarity, code)
+                for part in joined.get(word, (word,)):
                     if similarity > field.get(part, 0.0):
                         field[part] = similarity
-    for i, found in best.items():
-        quick[i] = sum(weight(w) * s for w, (s, _) in found.items() if w not in optional)
-    return best, cover, quick
+        cover[code] = field
+    return best, cover
 
 
 def _fit(track: Known, request: list[str], optional: set[str], found: dict[str, tuple[float, int]],
@@ -117,13 +139,36 @@ def resolve(index: CatalogIndex, text: str, signals: Signals, limit: int) -> lis
     request = list(dict.fromkeys(words(text)))
     content = [w for w in request if w not in FILLERS] or request  # "one" alone is a request
     optional = set(request) - set(content)
-    best, cover, quick = _collect(index, request, optional)
-    candidates = sorted((i for i in quick if quick[i] > 0), key=lambda i: -quick[i])[:MAX_CANDIDATES]
-    scored = []
+    matches = {w: index.matches(w, exact_only=w in optional) for w in request}
+    quick = _quick(index, request, optional, matches)
+    candidates = sorted((i for i in quick if quick[i] > 0),
+                        key=lambda i: (-quick[i], len(index.tracks[i].title)))[:MAX_CANDIDATES]
+    # Scoring stops at the first candidate that can neither enter the answer nor be a rival of the
+    # best: its fit is at most qcov² with every word it could match matched (candidates come in
+    # order of that bound). A request of common words ("love") holds hundreds of tracks: only the
+    # first MAX_CANDIDATES are scored, which bounds the work at 10,000 tracks.
+    content_weight = sum(weight(w) for w in content)
+    optional_weight = sum(weight(w) for w in optional)
+    scored: list[Scored] = []
+    ranks: list[float] = []  # the best limit + 1 ranks so far (a min-heap)
+    best_fit = best_rank = 0.0
     for i in candidates:
+        bound = ((quick[i] + optional_weight) / (content_weight + optional_weight)) ** 2
+        could_lead = bound + MAX_BOOST >= best_rank
+        could_follow = bound >= ALTERNATIVE_FLOOR and (len(ranks) <= limit or bound + MAX_BOOST >= ranks[0])
+        if scored and not could_lead and not could_follow and bound < best_fit - MAX_BOOST - RIVAL_MARGIN:
+            break
         track = index.tracks[i]
-        fit, reason = _fit(track, request, optional, best[i], cover[i])
-        scored.append(Scored(track, fit, fit + _boost(track, signals), fit, reason))
+        fit, reason = _fit(track, request, optional, *_details(track, matches))
+        rank = fit + _boost(track, signals)
+        scored.append(Scored(track, fit, rank, fit, reason))
+        best_fit, best_rank = max(best_fit, fit), max(best_rank, rank)
+        if fit < ALTERNATIVE_FLOOR:
+            continue
+        if len(ranks) <= limit:
+            heapq.heappush(ranks, rank)
+        elif rank > ranks[0]:
+            heapq.heapreplace(ranks, rank)
     scored.sort(key=lambda s: (-s.rank, s.track.track_id))
     if not scored:
         return []
@@ -136,7 +181,8 @@ def resolve(index: CatalogIndex, text: str, signals: Signals, limit: int) -> lis
         top.reason += f"; {len(rivals)} other song{'s' if len(rivals) > 1 else ''} fit as well"
     for s in [top, *rivals]:
         s.confidence = s.fit * factor
-    for s in scored[:limit + 1]:
+    answer = [top] + [s for s in scored[1:] if s.fit >= ALTERNATIVE_FLOOR][:limit]
+    for s in answer:
         s.confidence = round(min(MAX_CONFIDENCE, s.confidence), 3)
         s.reason += _history(s.track, signals)
-    return scored[:limit + 1]
+    return answer
