@@ -29,6 +29,7 @@ EXPECTED = {
     "SSE overhead per tool": [f"SSE overhead: {tool}" for tool in TOOLS],
     "Ledger:": [f"ledger {size}" for size in SIZES],
     "Ledger writes": [f"mutations {size}" for size in SIZES],
+    "Ledger moves": [f"moves {size}" for size in SIZES],
     "Search": [f"search {size}" for size in SIZES],
     "Embedded durability": WRITES,
     "Peer": [f"peer {op} {size}" for size in SIZES[:2] for op in ("store", "search")],

@@ -16,6 +16,7 @@ from ..loader import Loader
 from ..plan import warm
 from ..processes import in_process
 from ..report import ms, pct
+from .moves import MOVES, measure_moves, move_cells
 
 
 async def run(ctx: Run) -> None:
@@ -34,6 +35,7 @@ async def run(ctx: Run) -> None:
         "playlist document; raw log = BSON of the create call's arguments and each mutation's {type, timestamp, payload}.",
     )
     writes: list[tuple[str, list[str]]] = []
+    moves: list[tuple[str, list[str]]] = []
     for name, (tracks, mutations) in zip(SIZE_NAMES, plan.ledger):
         store = work / f"ledger-{name}"
         user = 1
@@ -71,6 +73,10 @@ async def run(ctx: Run) -> None:
             if final.get("track_ids") != generator.tracks:
                 raise BenchError(f"ledger {name}: reconstruction differs from the mutations logged "
                                  f"({len(final.get('track_ids') or [])} vs {len(generator.tracks)} tracks)")
+            moved = await measure_moves(call, user, pid, T0, log[-1]["timestamp"], plan)
+            for move in MOVES:
+                report.values[f"moves.{name}.{move}.p95"] = pct(moved[move], 95)
+            moves.append((f"moves {name}", [f"{tracks:,} / {mutations:,}", *move_cells(moved)]))
             db = service.database
             stored = sum(len(bson.encode(d)) for d in await db.history.find({"user_id": user, "playlist_id": pid}))
             stored += sum(len(bson.encode(d)) for d in await db.playlists.find({"user_id": user, "playlist_id": pid}))
@@ -100,4 +106,15 @@ async def run(ctx: Run) -> None:
         "reconstruction rows, through the in-process MCP client, timestamped by the service.",
     )
     for label, cells in writes:
+        table.add(label, cells)
+    table = report.section(
+        "ledger-moves", "Ledger moves on the same histories, in process (issue 10)",
+        ["ledger moves row", "tracks / mutations", *[f"{m} {q}" for m in MOVES for q in ("p50", "p95")]],
+        f"The playlists of the tables above, after their MCP writes, through the in-process MCP client: up to "
+        f"{plan.ledger_samples} `memory_undo_last_mutation` calls (each walks back one more change; it reads "
+        "the playlist's whole history to find it), then as many redos (event_id = the latest standing UNDO), "
+        "checked to restore the playlist exactly; `memory_resync_playlist` with the last track swapped (each "
+        "opens a snapshot); `memory_diff_playlist` and `memory_fork_playlist` at random moments of the history.",
+    )
+    for label, cells in moves:
         table.add(label, cells)
