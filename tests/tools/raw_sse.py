@@ -94,6 +94,23 @@ class RawSession:
         assert status == 202, f"notifications/initialized answered HTTP {status}"
 
 
+async def _sse_lines(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
+    """Lines as the SSE spec ends them (CRLF, LF or CR) and nothing else: httpx's ``aiter_lines``
+    also breaks at U+2028, U+0085 and other ``str.splitlines`` separators, which JSON text carries
+    unescaped (a stored track ID may hold one), so it would cut a message in two."""
+    pending = ""
+    async for chunk in chunks:
+        pending += chunk
+        while True:
+            cut = min((i for i in (pending.find("\r"), pending.find("\n")) if i >= 0), default=-1)
+            if cut < 0 or (pending[cut] == "\r" and cut == len(pending) - 1):
+                break  # no end of line yet, or a CR that a LF in the next chunk may complete
+            yield pending[:cut]
+            pending = pending[cut + (2 if pending.startswith("\r\n", cut) else 1):]
+    if pending:
+        yield pending
+
+
 async def _sse_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str]]:
     """(event, data) pairs of a text/event-stream; comment lines (keep-alives) are skipped."""
     kind, data = "message", []
@@ -120,7 +137,7 @@ async def raw_sse_session(base_url: str) -> AsyncIterator[RawSession]:
     async with httpx.AsyncClient(base_url=base_url, timeout=timeout) as http:
         async with http.stream("GET", "/sse", headers={"Accept": "text/event-stream"}) as stream:
             assert stream.status_code == 200, f"GET /sse answered HTTP {stream.status_code}"
-            events = _sse_events(stream.aiter_lines())
+            events = _sse_events(_sse_lines(stream.aiter_text()))
             with anyio.fail_after(CALL_TIMEOUT):
                 kind, endpoint = await anext(events)
             assert kind == "endpoint", f"first SSE event is {kind!r}, not the message endpoint"
