@@ -4,7 +4,8 @@ data directory.
 Embedded-only by design: this is about the SQLite journal and the directory lock, which a real
 MongoDB does not have.
 
-The crash test keeps an exact model of what the service acknowledged. Several writers run at once
+The crash test keeps an exact model of what the service acknowledged (playlist changes include
+resyncs and undos, SPEC §5's own events, each keyed with a ``client_event_id``). Several writers run at once
 over one SSE session (three playlist writers, a profile writer, a preference-event writer), each
 one call at a time, so each has at most one call in flight: the *pending* write. The server is
 SIGKILLed after a random number of acknowledgements, with calls in flight. After a restart on the
@@ -66,6 +67,14 @@ def apply(tracks: list[str], meta: dict[str, Any], kind: str, payload: dict[str,
     elif kind == "REORDER":
         assert Counter(payload["track_ids"]) == Counter(tracks)
         tracks = list(payload["track_ids"])
+    elif kind in ("RESYNC", "UNDO"):  # the stored edit script: drop the removed, place the added
+        for index, track_id in payload["removed"]:
+            assert tracks[index] == track_id, f"{kind} removes {track_id} at {index}, which is not there"
+        gone = {index for index, _ in payload["removed"]}
+        kept = iter([t for i, t in enumerate(tracks) if i not in gone])
+        placed = dict(payload["added"])
+        tracks = [placed[j] if j in placed else next(kept) for j in range(len(tracks) - len(gone) + len(placed))]
+        meta.update({k: v if v is not None else "" for k, v in payload.get("meta", {}).items()})
     else:
         meta.update(payload)
     return list(tracks), meta
@@ -82,7 +91,10 @@ class PlaylistModel:
     event_ids: list[str] = field(default_factory=list)  # acknowledged, in order
     client_event_ids: list[str] = field(default_factory=list)
     pending: dict[str, Any] | None = None  # the arguments of the call in flight
+    pending_tool: str = ""
     fresh: int = 0
+    states: list[tuple[list[str], dict[str, Any]]] = field(default_factory=list)  # after creation, each event
+    done: list[int] = field(default_factory=list)  # events (1-based) an undo may still reverse, oldest first
 
     def initial_meta(self) -> dict[str, Any]:
         a = self.create_args
@@ -97,8 +109,17 @@ class PlaylistModel:
             choices += ["reorder", "remove"]
         if n > MAX_LENGTH:
             choices = ["remove", "remove", "reorder", "meta"]
+        choices += ["resync"] + (["undo"] if self.done else [])
         choice = rng.choice(choices)
         k = rng.randint(1, 3)
+        keyed = {"user_id": USER, "playlist_id": self.pid, "client_event_id": str(uuid.uuid4())}
+        if choice == "resync":  # the user edited the playlist in the app: some gone, some new, shuffled
+            kept = rng.sample(self.tracks, max(0, len(self.tracks) - k))
+            order = kept + [self.new_track() for _ in range(rng.randint(0, 2))]
+            rng.shuffle(order)
+            return "memory_resync_playlist", {**keyed, "track_ids": order, "reason": "edited in the app"}
+        if choice == "undo":
+            return "memory_undo_last_mutation", keyed
         if choice in ("add_at", "add_positions", "append"):
             new = [self.new_track() for _ in range(k)]
             if choice == "append" and rng.random() < 0.5:
@@ -132,17 +153,32 @@ class PlaylistModel:
         self.fresh += 1
         return f"{self.pid[-3:]}trk{self.fresh:012d}"
 
-    def acknowledge(self, arguments: dict[str, Any], result: dict[str, Any]) -> None:
-        if "type" not in arguments:
+    def after(self, tool: str, arguments: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+        """The contents once this (acknowledged or landed) call applied: SPEC §5 semantics."""
+        if tool == "memory_resync_playlist":
+            return list(arguments["track_ids"]), dict(self.meta)
+        if tool == "memory_undo_last_mutation":
+            tracks, meta = self.states[self.done[-1] - 1]
+            return list(tracks), dict(meta)
+        return apply(self.tracks, self.meta, arguments["type"], arguments["payload"])
+
+    def acknowledge(self, tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
+        if tool == "memory_log_playlist_create":
             if self.created:  # a retried create must return the original result
                 assert result["snapshot_id"] == self.snapshot_id
             self.created, self.snapshot_id = True, result["snapshot_id"]
             self.tracks, self.meta = list(arguments["track_ids"]), self.initial_meta()
+            self.states = [(list(self.tracks), dict(self.meta))]
             return
         assert result["playlist_id"] == self.pid
-        self.tracks, self.meta = apply(self.tracks, self.meta, arguments["type"], arguments["payload"])
+        self.tracks, self.meta = self.after(tool, arguments)
         self.event_ids.append(result["event_id"])
         self.client_event_ids.append(arguments["client_event_id"])
+        self.states.append((list(self.tracks), dict(self.meta)))
+        if tool == "memory_undo_last_mutation":
+            assert result["undid"]["event_id"] == self.event_ids[self.done.pop() - 1]
+        else:
+            self.done.append(len(self.event_ids))
 
 
 @dataclass
@@ -164,7 +200,7 @@ class ProfileModel:
             out[key] = {**out.get(key, {}), **value} if isinstance(value, dict) else value
         return out
 
-    def acknowledge(self, arguments: dict[str, Any], result: dict[str, Any]) -> None:
+    def acknowledge(self, tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
         self.profile = self.merged(self.profile, arguments["patch"])
         self.version += 1
         assert (result["profile"], result["version"]) == (self.profile, self.version)
@@ -184,7 +220,7 @@ class EventsModel:
             "payload": {"raw_text": f"note {self.counter}", "marker": marker},
         }
 
-    def acknowledge(self, arguments: dict[str, Any], result: dict[str, Any]) -> None:
+    def acknowledge(self, tool: str, arguments: dict[str, Any], result: dict[str, Any]) -> None:
         assert result["user_id"] == USER
         self.acked[result["event_id"]] = arguments["payload"]["marker"]
 
@@ -229,6 +265,8 @@ class Round:
         while not self.killed:
             tool, arguments = part.next_call(self.rng)
             part.pending = arguments
+            if isinstance(part, PlaylistModel):
+                part.pending_tool = tool
             try:
                 envelope = await call(tool, arguments)
             except AssertionError as exc:
@@ -240,7 +278,7 @@ class Round:
             if not envelope["success"]:
                 return self.fail(AssertionError(f"{tool}({arguments}) failed: {envelope.get('error')}"))
             try:
-                part.acknowledge(arguments, envelope["result"])
+                part.acknowledge(tool, arguments, envelope["result"])
             except AssertionError as exc:
                 return self.fail(exc)
             part.pending = None
@@ -309,8 +347,9 @@ async def settle(call: WireCaller, model: Model, seen: Counter[str]) -> None:
         arguments, plist.pending = plist.pending, None
         if arguments is None:
             continue
+        tool = plist.pending_tool
         rebuilt = await call("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": plist.pid})
-        if "type" not in arguments:  # an interrupted create: absent, or complete
+        if tool == "memory_log_playlist_create":  # an interrupted create: absent, or complete
             seen["landed" if plist.pid in by_pid else "absent"] += 1
             if plist.pid not in by_pid:
                 assert rebuilt["error"]["code"] == "NOT_FOUND", rebuilt
@@ -318,18 +357,18 @@ async def settle(call: WireCaller, model: Model, seen: Counter[str]) -> None:
                 assert rebuilt["result"]["track_ids"] == arguments["track_ids"]
                 plist.snapshot_id = by_pid[plist.pid]["snapshots"][0]["snapshot_id"]
                 plist.created = True
-            plist.acknowledge(arguments, await call.ok("memory_log_playlist_create", arguments))
+            plist.acknowledge(tool, arguments, await call.ok("memory_log_playlist_create", arguments))
             continue
         landed = [e for e in by_pid[plist.pid]["events"] if e.get("client_event_id") == arguments["client_event_id"]]
         assert len(landed) <= 1, f"client_event_id stored {len(landed)} times"
-        seen["landed" if landed else "absent"] += 1
-        expected = apply(plist.tracks, plist.meta, arguments["type"], arguments["payload"])[0] if landed else plist.tracks
+        seen[f"{tool} {'landed' if landed else 'absent'}"] += 1
+        expected = plist.after(tool, arguments)[0] if landed else plist.tracks
         assert rebuilt["result"]["track_ids"] == expected, (
-            f"pending {arguments['type']} {'landed' if landed else 'absent'}, but reconstruct disagrees")
-        retried = await call.ok("memory_log_playlist_mutation", arguments)  # applied exactly once
+            f"pending {tool} {'landed' if landed else 'absent'}, but reconstruct disagrees")
+        retried = await call.ok(tool, arguments)  # applied exactly once
         if landed:
             assert retried["event_id"] == landed[0]["event_id"], "the retry was applied a second time"
-        plist.acknowledge(arguments, retried)
+        plist.acknowledge(tool, arguments, retried)
 
     profile = await call.ok("memory_get_profile", {"user_id": USER})
     pending, model.profile.pending = model.profile.pending, None
@@ -341,7 +380,7 @@ async def settle(call: WireCaller, model: Model, seen: Counter[str]) -> None:
         after = (ProfileModel.merged(model.profile.profile, pending["patch"]), model.profile.version + 1)
         assert now in (before, after), f"profile is neither before nor after the pending update: {now[1]}"
         seen["landed" if now == after else "absent"] += 1
-        model.profile.acknowledge(pending, await call.ok("memory_update_profile", pending))
+        model.profile.acknowledge("memory_update_profile", pending, await call.ok("memory_update_profile", pending))
 
     pending, model.events.pending = model.events.pending, None
     if pending is not None:
