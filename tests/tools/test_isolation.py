@@ -247,3 +247,40 @@ async def test_profile_update_for_one_user_never_touches_the_other(settings: Set
     assert after == before
     assert mine["profile"] == {} and mine["version"] == 2
     assert assert_valid_error(missing)["code"] == "NOT_FOUND"
+
+
+async def test_ledger_moves_on_user_2s_playlist_are_not_found_for_user_1_and_change_nothing(
+    settings: Settings,
+) -> None:
+    """Undo, redo, resync, fork and diff name a playlist: another user's is a never-logged one."""
+    async with connected(settings) as call:
+        secrets = await _populate(call)
+        u2_undo = await call.ok("memory_undo_last_mutation", {"user_id": U2, "playlist_id": P2[0]})
+        secrets["event_ids"].append(u2_undo["event_id"])
+        before = await _user2_view(call)
+        moves = (
+            ("memory_undo_last_mutation", {}),
+            ("memory_undo_last_mutation", {"client_event_id": str(uuid.uuid4())}),
+            ("memory_undo_last_mutation", {"event_id": u2_undo["event_id"]}),  # user 2's own UNDO, named by user 1
+            ("memory_resync_playlist", {"track_ids": [T1[0]]}),
+            ("memory_fork_playlist", {"new_playlist_id": playlist(150)}),
+            ("memory_fork_playlist", {"new_playlist_id": playlist(151), "at_time": "2099-01-01T00:00:00Z"}),
+            ("memory_diff_playlist", {"from_time": "2000-01-01T00:00:00Z"}),
+        )
+        for pid in P2:
+            for tool, extra in moves:
+                theirs = assert_valid_error(await call(tool, {"user_id": U1, "playlist_id": pid, **extra}))
+                never = assert_valid_error(await call(tool, {"user_id": U1, "playlist_id": NEVER, **extra}))
+                _same_error(theirs, never, pid)
+        # Forking user 1's own playlist onto an ID user 2 logged makes user 1's own playlist there.
+        forked = await call.ok("memory_fork_playlist", {"user_id": U1, "playlist_id": P1[0], "new_playlist_id": P2[0]})
+        assert forked["forked_from"]["playlist_id"] == P1[0]
+        diff = await call.ok("memory_diff_playlist", {"user_id": U1, "playlist_id": P2[0],
+                                                      "from_time": "2000-01-01T00:00:00Z"})
+        after = await _user2_view(call)
+        mine = await call.ok("memory_export_user_data", {"user_id": U1})
+    assert after == before, "user 2's data changed through moves made for user 1"
+    # User 1's answers name the reused playlist ID (now user 1's own) and nothing else of user 2's.
+    for answer in (diff, mine):
+        assert [n for n in _leaks(answer, secrets) if n != P2[0]] == [], answer
+    assert [t["track_id"] for t in diff["added"]] == T1[:3], "the fork holds user 1's tracks only"
