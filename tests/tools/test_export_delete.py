@@ -105,7 +105,8 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Join continuation parts into one document, asserting nothing is repeated.
 
     A piece larger than a part arrives as ``chunks``: consecutive slices of its JSON text."""
-    out: dict[str, Any] = {"format": FORMAT, "profile": None, "preference_events": [], "playlists": []}
+    out: dict[str, Any] = {"format": FORMAT, "profile": None, "preference_events": [], "playlists": [], "tracks": [],
+                           "track_choices": []}
     profiles = 0
 
     by_pid: dict[str, dict[str, Any]] = {}
@@ -131,6 +132,8 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
             profiles += 1
             out["profile"] = data["profile"]
         out["preference_events"] += data["preference_events"]
+        out["tracks"] += data["tracks"]
+        out["track_choices"] += data["track_choices"]
         for entry in data["playlists"]:
             target = playlist_entry(entry["playlist_id"], entry)
             target["snapshots"] += copy.deepcopy(entry["snapshots"])
@@ -145,8 +148,8 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
                 if section == "profile":
                     profiles += 1
                     out["profile"] = body
-                elif section == "preference_event":
-                    out["preference_events"].append(body)
+                elif section in ("preference_event", "track", "track_choice"):
+                    out[f"{section}s"].append(body)
                 elif section == "playlist":
                     playlist_entry(body["playlist_id"], {**body, "snapshots": [], "events": []})
                 else:
@@ -159,6 +162,8 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
     # Nothing repeated: ids unique, sequences strictly increasing and without gaps.
     event_ids = [e["event_id"] for e in out["preference_events"]]
     assert len(event_ids) == len(set(event_ids)), "a preference event was repeated"
+    track_ids = [t["track_id"] for t in out["tracks"]]
+    assert track_ids == sorted(set(track_ids)), "a catalog track was repeated or out of order"
     playlist_ids = [p["playlist_id"] for p in out["playlists"]]
     assert len(playlist_ids) == len(set(playlist_ids)), "a playlist was split non-contiguously or repeated"
     for entry in out["playlists"]:
