@@ -334,7 +334,21 @@ async def _playlists(call: RecordingCaller) -> None:
     await call.ok("memory_log_playlist_mutation", {**big, "timestamp": at(46), "payload": placed})
 
 
+async def _tracks(call: RecordingCaller) -> None:
+    await call.ok("memory_upsert_tracks", {"user_id": USER, "tracks": [
+        {"track_id": track(1), "name": "Deeper Focus", "artists": ["Svenson"], "duration_ms": 200_000, "energy": 0.3,
+         "genres": ["nordic jazz"]},
+        {"track_id": track(2), "name": "Fjord", "artists": ["Svenson"]}]})
+    await call.ok("memory_resolve_track", {"user_id": USER, "text": "deeper focs"})
+    await call.ok("memory_confirm_track", {"user_id": USER, "text": "that svenson one", "track_id": track(2)})
+    await call.ok("memory_resolve_track", {"user_id": USER, "text": "that svenson one"})
+    await call.ok("memory_check_playlist", {"user_id": USER, "track_ids": [track(1), track(2), track(3)]})
+    await call.ok("memory_check_playlist", {"user_id": USER, "track_ids": [track(1)],
+                                            "rules": {"max_tracks_per_artist": 1}})
+
+
 async def _reads(call: RecordingCaller, service: Any) -> None:
+    await _tracks(call)
     items, cursor, pages = [], None, 0
     while True:
         arguments: dict[str, Any] = {"user_id": USER, "limit": 2}

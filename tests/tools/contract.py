@@ -44,6 +44,10 @@ TOOLS = [
     "memory.resync_playlist",
     "memory.fork_playlist",
     "memory.diff_playlist",
+    "memory.upsert_tracks",
+    "memory.resolve_track",
+    "memory.confirm_track",
+    "memory.check_playlist",
 ]
 
 

@@ -132,6 +132,15 @@ CLIENT_EVENT_ID = str(uuid.uuid4())
 LATER = "2099-01-01T00:00:00Z"
 
 BASELINES: dict[str, dict[str, Any]] = {
+    "memory.upsert_tracks": {"user_id": 1, "tracks": [{
+        "track_id": track(3), "name": "Polka Time", "artists": ["Polka Band"], "album": "Polka", "duration_ms": 180000,
+        "popularity": 50, "genres": ["polka"], "energy": 0.5}]},
+    "memory.resolve_track": {"user_id": 1, "text": "polka time", "limit": 3},
+    "memory.confirm_track": {"user_id": 1, "text": "that polka one", "track_id": track(1)},
+    "memory.check_playlist": {"user_id": 1, "track_ids": [track(1), track(2)], "rules": {
+        "max_tracks_per_artist": 2, "target_duration_minutes": {"min": 1, "max": 60, "target": 30, "tolerance": 5},
+        "avoid_artists": ["Nickelback"], "avoid_tracks": [track(9)], "avoid_genres": ["dubstep"], "no_duplicates": True,
+        "breathers": {"placement": "mid", "max_energy": 0.4}}},
     "ops.list_users": {"limit": 10},
     "ops.audit": {"user_id": 1, "playlist_id": EXISTING, "since": "2020-01-01T00:00:00Z",
                   "until": "2100-01-01T00:00:00Z", "limit": 10},
@@ -284,6 +293,8 @@ def check_cases_against_schema_file(prd_name: str) -> None:
 
 
 async def _seed(call: Any) -> None:
+    await call.ok("memory_upsert_tracks", {"user_id": 1, "tracks": [
+        {"track_id": track(1), "name": "Seed", "artists": ["Seeder"]}]})
     await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["jazz"]}, "reason": "seed"})
     await call.ok("memory_append_preference_event", {"user_id": 1, "type": "like", "payload": {"raw_text": "jazz"}})
     await call.ok("memory_log_playlist_create", {

@@ -41,6 +41,10 @@ DESCRIBED_ARRAYS = {
     "memory.undo_last_mutation": ["meta_fields"],
     "memory.resync_playlist": ["meta_fields"],
     "memory.diff_playlist": ["added", "removed", "moved", "meta_changes", "events"],
+    "memory.resolve_track": ["best/artists", "alternatives"],
+    "memory.confirm_track": ["track/artists"],
+    "memory.check_playlist": ["violations", "unverified", "unknown_tracks", "rules/avoid_artists",
+                              "rules/avoid_tracks", "rules/avoid_genres"],
 }
 
 
@@ -164,6 +168,23 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
     "memory.undo_last_mutation": lambda rows: {**_scripted(rows), "undid": {
         "event_id": str(uuid.UUID(int=2)), "type": "ADD_TRACKS", "redo": False}},
     "memory.resync_playlist": lambda rows: {**_scripted(rows), "new_snapshot_id": str(uuid.UUID(int=3))},
+    "memory.resolve_track": lambda rows: {
+        "user_id": 1, "resolved": True,
+        "best": {"track_id": track(0), "name": "n", "artists": [f"a{i}" for i in range(rows)], "confidence": 0.9,
+                 "reason": "r"},
+        "alternatives": [{"track_id": track(i), "name": "n", "artists": ["a"], "confidence": 0.5, "reason": "r"}
+                         for i in range(min(rows, 20))]},  # at most 20 alternatives
+    "memory.confirm_track": lambda rows: {
+        "user_id": 1, "text": "t", "track": {"track_id": track(0), "name": "n", "artists": [f"a{i}" for i in range(rows)]},
+        "confirmations": 1, "confirmed_at": ISO},
+    "memory.check_playlist": lambda rows: {
+        "user_id": 1, "ok": False, "rules_source": "inline", "violation_count": rows, "unknown_count": rows,
+        "violations": [{"rule": "no_duplicates", "track_ids": [track(i)], "message": "m", "suggestion": "s"}
+                       for i in range(min(rows, 50))],
+        "unverified": [{"rule": "breathers", "track_ids": [track(i)], "message": "m"} for i in range(min(rows, 10))],
+        "unknown_tracks": [track(i) for i in range(min(rows, 500))],
+        "rules": {"no_duplicates": True, "avoid_artists": ["a"] * rows, "avoid_tracks": [track(i) for i in range(rows)],
+                  "avoid_genres": ["g"] * rows}},
     "memory.diff_playlist": lambda rows: {
         "playlist_id": playlist(1), "from_time": ISO, "to_time": ISO, "existed_at_from_time": True,
         "added": [{"track_id": track(i), "index": i} for i in range(rows)],
