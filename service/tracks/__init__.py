@@ -9,6 +9,7 @@ import (the search engine's ``user_reloaded``, which calls back here).
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict, defaultdict
 from typing import Any
 
@@ -25,6 +26,7 @@ from service.tracks.signals import Signals, signals_of
 from service.tracks.text import folded_text
 from service.units import unit_of_work
 
+BUILD_SLICE = 200  # tracks analysed between two turns of the event loop (~15 ms)
 CACHED_USERS = 64  # analysed catalogs kept (10,000 tracks ≈ 15 MB); the least recently used goes
 RESOLVED_AT = 0.5
 CONFIRMED = 0.99
@@ -55,7 +57,15 @@ class TrackService:
             self._indexes.move_to_end(user_id)
             return index
         generation = self._generation[user_id]
-        index = CatalogIndex(await catalog.all_tracks(self._db, user_id))
+        tracks = await catalog.all_tracks(self._db, user_id)
+        # Analysing 10,000 tracks takes ~0.7 s of CPU: in slices, giving the event loop back between
+        # them, so other users' calls are served meanwhile.
+        index = CatalogIndex()
+        for start in range(0, len(tracks), BUILD_SLICE):
+            index.add(tracks[start:start + BUILD_SLICE])
+            if start + BUILD_SLICE < len(tracks):
+                await asyncio.sleep(0)
+        index.finish()
         if self._generation[user_id] == generation:  # no write landed while the store was read
             self._indexes[user_id] = index
             while len(self._indexes) > CACHED_USERS:

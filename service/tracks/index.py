@@ -64,19 +64,36 @@ def known(track: dict[str, Any]) -> Known:
 
 
 class CatalogIndex:
-    def __init__(self, tracks: list[dict[str, Any]]) -> None:
-        self.tracks: list[Known] = [known(t) for t in tracks]
-        self.postings: dict[str, list[tuple[int, int]]] = defaultdict(list)  # word → (track, field)
-        for i, track in enumerate(self.tracks):
+    """Built by ``add`` (in slices, so a large catalog can be analysed between other calls) and
+    then ``finish``; the constructor does both for a list at once."""
+
+    def __init__(self, tracks: list[dict[str, Any]] | None = None) -> None:
+        self.tracks: list[Known] = []
+        self._postings: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)  # word → (track, field)
+        self.postings: dict[str, list[tuple[int, int]]] = {}
+        self.by_id: dict[str, int] = {}
+        # Folded names, to tell a profile's free-text avoid entry that names an artist or genre.
+        self.artist_names: set[str] = set()
+        self.genre_names: set[str] = set()
+        self._by_length: dict[int, list[str]] = defaultdict(list)
+        self._sorted: list[str] = []
+        if tracks is not None:
+            self.add(tracks)
+            self.finish()
+
+    def add(self, tracks: list[dict[str, Any]]) -> None:
+        for raw in tracks:
+            i, track = len(self.tracks), known(raw)
+            self.tracks.append(track)
+            self.by_id[track.track_id] = i
             for code, found in track.fields.items():
                 for word in dict.fromkeys(found + list(track.joined.get(code, ()))):
-                    self.postings[word].append((i, code))
-        self.postings = dict(self.postings)
-        self.by_id = {track.track_id: i for i, track in enumerate(self.tracks)}
-        # Folded names, to tell a profile's free-text avoid entry that names an artist or genre.
-        self.artist_names = {folded_text(a) for t in tracks for a in t.get("artists") or []}
-        self.genre_names = {folded_text(g) for t in tracks for g in t.get("genres") or []}
-        self._by_length: dict[int, list[str]] = defaultdict(list)
+                    self._postings[word].append((i, code))
+            self.artist_names.update(folded_text(a) for a in raw.get("artists") or [])
+            self.genre_names.update(folded_text(g) for g in raw.get("genres") or [])
+
+    def finish(self) -> None:
+        self.postings = dict(self._postings)
         for word in self.postings:
             self._by_length[len(word)].append(word)
         # Prefixes are looked up among the words themselves, not the joined pairs ("love" is not
