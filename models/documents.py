@@ -270,6 +270,7 @@ class UserStats(Document):
     preference_event_count: int = 0
     profile_version: int = 0
     updated_at: datetime | None = None
+    track_count: int = 0  # catalog tracks (not listed by ops.list_users; they make the user listed)
 
     class Settings:
         name = "user_stats"

@@ -13,6 +13,7 @@ import asyncio
 from collections import OrderedDict, defaultdict
 from typing import Any
 
+from service import user_stats
 from service.errors import InvalidArgument, TrackNotInCatalog
 from service.search import SearchEngine
 from service.settings import Settings
@@ -78,6 +79,7 @@ class TrackService:
             done = await catalog.upsert_tracks(self._db, user_id, tracks)
         finally:  # whatever was written, the analysed copy and search read the store again
             self.forget_user(user_id)
+        await user_stats.count_tracks_added(self._db, user_id, done["inserted"])
         if done["changed"]:
             self._search.tracks_changed(user_id, await catalog.describe_tracks(self._db, user_id, done["changed"]))
         return {"user_id": user_id, "inserted": done["inserted"], "updated": done["updated"],

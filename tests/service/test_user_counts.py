@@ -124,3 +124,16 @@ async def test_restart_keeps_counts(settings: Settings) -> None:
         before = await listed(call)
     async with connected(settings) as call:
         assert await listed(call) == before == await recount(call.service)
+
+
+async def test_a_user_who_only_taught_the_catalog_is_listed_until_deleted(settings: Settings) -> None:
+    tracks = [{"track_id": track(n), "name": f"Song {n}", "artists": ["Band"]} for n in range(3)]
+    async with connected(settings) as call:
+        await call.ok("memory_upsert_tracks", {"user_id": 5, "tracks": tracks})
+        await call.ok("memory_upsert_tracks", {"user_id": 5, "tracks": tracks})  # unchanged: counted once
+        assert await listed(call) == [(5, 0, 0, 0)]
+        assert (await call.service.database.user_stats.find_one({"_id": 5, "user_id": 5}))["track_count"] == 3
+    async with connected(settings) as call:  # recounted from the records at start-up
+        assert await listed(call) == [(5, 0, 0, 0)]
+        await call.ok("memory_delete_user_data", {"user_id": 5, "confirm": True})
+        assert await listed(call) == []
