@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from service.insights.histories import playlist_histories
 from service.ledger.state import SCRIPTED_TYPES, entering_tracks
 from service.storage import Database
 from service.timeutil import as_utc
@@ -81,37 +82,19 @@ class _Membership:
         self.enter(entering_tracks(kind, payload), at)
 
 
-def _by_playlist(buckets: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    grouped: dict[str, list[dict[str, Any]]] = {}
-    for bucket in buckets:
-        grouped.setdefault(bucket["playlist_id"], []).append(bucket)
-    return grouped
-
-
-async def read_presence(db: Database, user_id: int) -> Presence:
+async def read_presence(db: Database, user_id: int, chained: bool | None = None) -> Presence:
     """Replay every playlist of one user (and nothing of anyone else's)."""
-    # Bucket 0 holds the creation snapshot; later buckets are read without theirs (a 5,000-track
-    # playlist has one per bucket) since their events alone carry every change after creation.
-    firsts = await db.history.find({"user_id": user_id, "base_seq": 0}, {"events": 1, "snapshot": 1,
-                                                                          "playlist_id": 1, "base_seq": 1})
-    later = await db.history.find({"user_id": user_id, "base_seq": {"$gt": 0}}, {"events": 1, "playlist_id": 1,
-                                                                                  "base_seq": 1})
-    presence = Presence(playlist_count=len(firsts))
-    later_by_playlist = _by_playlist(later)
+    presence = Presence()
     replayed = 0
-    for first in sorted(firsts, key=lambda b: b["playlist_id"]):
-        playlist_id = first["playlist_id"]
+    async for history in playlist_histories(db, user_id, chained):
+        presence.playlist_count += 1
         membership = _Membership(presence)
-        membership.enter(first["snapshot"]["track_ids"], as_utc(first["snapshot"]["created_at"]))
-        # Every event lives in exactly one bucket; ordered by seq they replay the playlist's history
-        # (seq 0 is a fork's FORK event, whose tracks are the snapshot above).
-        events = [e for b in [first, *later_by_playlist.get(playlist_id, [])] for e in b["events"] if e["seq"] > 0]
-        for event in sorted(events, key=lambda e: e["seq"]):
+        membership.enter(history.created_tracks, history.created_at)
+        for event in history.events:
             membership.apply(event)
             replayed += 1
             if replayed % YIELD_EVERY == 0:
                 await asyncio.sleep(0)  # a user with a long history must not stall other sessions
         for track, since in membership.since.items():
-            presence.stays.setdefault(track, {})[playlist_id] = since
-        await asyncio.sleep(0)
+            presence.stays.setdefault(track, {})[history.playlist_id] = since
     return presence

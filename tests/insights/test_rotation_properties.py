@@ -14,6 +14,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from service.insights.presence import read_presence
 from tests.insights.rotation_model import DAY_MS, RefPlaylists, report
 from tests.service.ledger_model import iso_to_ms, ms_to_iso
 from tests.support import Caller, connected, playlist, track
@@ -132,6 +133,9 @@ async def test_rotation_report_matches_the_reference(settings_factory: Any, draw
                                  "other": in_rotation - len(new) - len(staples)}
         assert got["truncated"] is False
         assert iso_to_ms(got["as_of"]) - iso_to_ms(got["window_start"]) == drawn["days"] * DAY_MS
+        # Both ways of reading the histories (embedded: bucket chain; MongoDB: two finds) agree.
+        database = call.service.database
+        assert await read_presence(database, USER, chained=True) == await read_presence(database, USER, chained=False)
         # A smaller limit keeps each list's first entries, and says it cut.
         small = await call.ok("memory_rotation_report", {**arguments, "limit": 1})
         assert [_comparable(e) for e in small["new"]] == new[:1]
