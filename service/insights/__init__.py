@@ -7,6 +7,7 @@ event loop while it is replayed.
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -17,6 +18,8 @@ from service.storage import Database
 from service.timeutil import utc_now
 from service.tracks.catalog import describe_tracks
 
+CLASSIFIED_BETWEEN_YIELDS = 2_000
+
 
 class InsightService:
     def __init__(self, db: Database, settings: Settings) -> None:
@@ -26,7 +29,16 @@ class InsightService:
     async def rotation_report(self, user_id: int, days: int, limit: int) -> dict[str, Any]:
         as_of = utc_now()
         presence = await read_presence(self._db, user_id)
-        new, staples = rotation.classify(presence, as_of, days)
+        new: list[dict[str, Any]] = []
+        staples: list[dict[str, Any]] = []
+        tracks = list(presence.stays)
+        for start in range(0, len(tracks), CLASSIFIED_BETWEEN_YIELDS):
+            found_new, found_staples = rotation.classify(presence, as_of, days,
+                                                         tracks[start:start + CLASSIFIED_BETWEEN_YIELDS])
+            new += found_new
+            staples += found_staples
+            await asyncio.sleep(0)  # tens of thousands of tracks must not stall other sessions
+        rotation.in_order(new, staples)
         shown_new, shown_staples = new[:limit], staples[:limit]
         described = await describe_tracks(self._db, user_id, [e["track_id"] for e in shown_new + shown_staples])
         fitted_new, fitted_staples, trimmed = rotation.fit(

@@ -2,7 +2,7 @@
 
 Grouping, in three deterministic steps (the group's ``key`` and ``basis`` say which applied):
 1. typo tolerance: a content word of 6+ letters within one edit (two from 10 letters) of a more
-   frequent one of the same user, same first letter, is read as that word ("nightwsh");
+   frequent one of the same user, same first letter, is read as the nearest such word ("nightwsh");
 2. ``same_words``: observations with equal signatures (cue and content words) form a group;
 3. ``similar_words``: taking groups largest first (then oldest, then by key), a group joins the
    first kept group with the same cue sharing at least half of their content words together
@@ -11,12 +11,14 @@ Grouping, in three deterministic steps (the group's ``key`` and ``basis`` say wh
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from service.insights.folding import Signature
@@ -28,24 +30,35 @@ SIMILAR = 0.5
 EXAMPLES = 3
 SUBJECTS = 5
 TEXT_CHARS = 160
+YIELD_EVERY = 500  # words or groups handled between yields to the event loop
 
 
 def _edits_allowed(word: str) -> int:
     return 0 if len(word) < 6 or ":" in word else 1 if len(word) < 10 else 2
 
 
-def canonical_words(observations: list[Observation]) -> dict[str, str]:
-    """Each content word's canonical spelling: the most frequent word within its edit budget."""
+async def canonical_words(observations: list[Observation]) -> dict[str, str]:
+    """Each content word's canonical spelling: the nearest more frequent word within its edit
+    budget (ties: the most frequent), else itself."""
     frequency = Counter(word for o in observations for word in o.signature.content)
     canonical: dict[str, str] = {}
-    by_start: dict[str, list[str]] = {}
-    for word, _ in sorted(frequency.items(), key=lambda item: (-item[1], item[0])):
+    rank: dict[str, int] = {}  # canonical words in frequency order
+    spellings: dict[tuple[str, int], list[str]] = {}  # canonical words by first letter and length
+    for n, (word, _) in enumerate(sorted(frequency.items(), key=lambda item: (-item[1], item[0]))):
+        if n % YIELD_EVERY == YIELD_EVERY - 1:
+            await asyncio.sleep(0)  # a large vocabulary must not stall other sessions
         budget = _edits_allowed(word)
-        match = next((c for c in by_start.get(word[:1], ()) if abs(len(c) - len(word)) <= budget
-                      and Levenshtein.distance(c, word, score_cutoff=budget) <= budget), None) if budget else None
+        match = None
+        if budget:
+            # Within ``budget`` edits the lengths differ by at most ``budget``.
+            candidates = [c for size in range(len(word) - budget, len(word) + budget + 1)
+                          for c in spellings.get((word[0], size), ())]
+            found = process.extract(word, candidates, scorer=Levenshtein.distance, score_cutoff=budget, limit=None)
+            match = min(found, key=lambda f: (f[1], rank[f[0]]))[0] if found else None
         canonical[word] = match or word
         if match is None and budget:
-            by_start.setdefault(word[:1], []).append(word)
+            rank[word] = len(rank)
+            spellings.setdefault((word[0], len(word)), []).append(word)
     return canonical
 
 
@@ -74,8 +87,8 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a | b else 1.0
 
 
-def group(observations: list[Observation]) -> list[Group]:
-    canonical = canonical_words(observations)
+async def group(observations: list[Observation]) -> list[Group]:
+    canonical = await canonical_words(observations)
     surface: dict[str, str] = {}  # each stem as first written, oldest observation first
     for o in observations:
         for stem_, word in o.surface.items():
@@ -88,13 +101,22 @@ def group(observations: list[Observation]) -> list[Group]:
             found = exact[sig] = Group(sig, surface)
         found.members.setdefault((o.source, o.ref), o)
     kept: list[Group] = []
-    for candidate in sorted(exact.values(), key=lambda g: (-len(g.members), g.first_seen, g.signature.key(g.surface))):
-        home = next((g for g in kept if g.signature.cue == candidate.signature.cue
-                     and _jaccard(g.signature.content, candidate.signature.content) >= SIMILAR), None)
+    # Kept groups by (cue, word): a group can only be similar to one sharing a word with it, so
+    # each candidate is compared with those, not with every kept group (quadratic in groups).
+    sharing: dict[tuple[str, str], list[int]] = {}
+    ordered = sorted(exact.values(), key=lambda g: (-len(g.members), g.first_seen, g.signature.key(g.surface)))
+    for n, candidate in enumerate(ordered):
+        if n % YIELD_EVERY == YIELD_EVERY - 1:
+            await asyncio.sleep(0)
+        cue, content = candidate.signature.cue, candidate.signature.content
+        near = sorted({i for word in content for i in sharing.get((cue, word), ())})
+        home = next((i for i in near if _jaccard(kept[i].signature.content, content) >= SIMILAR), None)
         if home is None:
+            for word in content:
+                sharing.setdefault((cue, word), []).append(len(kept))
             kept.append(candidate)
         else:
-            home.absorb(candidate)
+            kept[home].absorb(candidate)
     return sorted(kept, key=lambda g: (-len(g.members), -g.last_seen.timestamp(), g.signature.key(g.surface)))
 
 
@@ -130,7 +152,7 @@ def _size(row: dict[str, Any]) -> int:
 async def summarize(db: Database, user_id: int, limit: int, budget: int) -> dict[str, Any]:
     as_of = utc_now()
     observations, events, patches = await read_observations(db, user_id)
-    groups = group(observations)
+    groups = await group(observations)
     rows, room = [], budget
     for g in groups[:limit]:
         row = describe(g)

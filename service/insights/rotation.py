@@ -16,6 +16,7 @@ So the two lists are disjoint; tracks in rotation that are neither are only coun
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -39,13 +40,14 @@ def _entry(track: str, presence: Presence) -> dict[str, Any]:
     }
 
 
-def classify(presence: Presence, as_of: datetime, days: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Every new entry (newest first) and every staple (most playlists, then longest present)."""
+def classify(presence: Presence, as_of: datetime, days: int,
+             tracks: Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The new entries and the staples among ``tracks`` (unordered: see ``in_order``)."""
     window_start = as_of - timedelta(days=days)
     tenure_start = as_of - STAPLE_TENURE
     new: list[dict[str, Any]] = []
     staples: list[dict[str, Any]] = []
-    for track in presence.stays:
+    for track in tracks:
         entry = _entry(track, presence)
         reasons = []
         if entry["playlist_count"] >= STAPLE_PLAYLISTS:
@@ -57,9 +59,13 @@ def classify(presence: Presence, as_of: datetime, days: int) -> tuple[list[dict[
             staples.append({**entry, "reasons": reasons})
         elif is_new:
             new.append(entry)
+    return new, staples
+
+
+def in_order(new: list[dict[str, Any]], staples: list[dict[str, Any]]) -> None:
+    """New entries newest first; staples in most playlists first, then longest present."""
     new.sort(key=lambda e: (-e["first_seen"].timestamp(), e["track_id"]))
     staples.sort(key=lambda e: (-e["playlist_count"], e["present_since"], e["track_id"]))
-    return new, staples
 
 
 def named(entries: list[dict[str, Any]], described: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
