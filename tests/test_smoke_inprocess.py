@@ -17,7 +17,8 @@ async def test_default_tool_names_are_safe_for_claude_and_openai(settings: Setti
         listed = (await call.client.list_tools()).tools
     names = {t.name for t in listed}
     assert names == {wire_name(s.prd_name) for s in TOOL_SPECS}
-    assert len(names) == 13  # the PRD's eleven memory tools, ops.list_users and ops.audit
+    # The PRD's eleven memory tools, ops.list_users and ops.audit, and issue 10's ten.
+    assert len(names) == 23
     for tool in listed:
         assert WIRE_NAME.match(tool.name), tool.name
         assert tool.title and tool.description and len(tool.description) > 80

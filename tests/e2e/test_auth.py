@@ -47,6 +47,8 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_resolve_track": {"user_id": user_id, "text": "polka"},
         "memory_confirm_track": {"user_id": user_id, "text": "polka", "track_id": track(1)},
         "memory_check_playlist": {"user_id": user_id, "track_ids": [track(1)]},
+        "memory_rotation_report": {"user_id": user_id, "days": 30, "limit": 10},
+        "memory_feedback_summary": {"user_id": user_id, "limit": 10},
     }
 
 

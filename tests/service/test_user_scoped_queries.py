@@ -347,6 +347,26 @@ async def _tracks(call: RecordingCaller) -> None:
                                             "rules": {"max_tracks_per_artist": 1}})
 
 
+async def _moves(call: RecordingCaller) -> None:
+    """Issue 10's ledger moves, each also aimed at the other user's playlist (NOT_FOUND)."""
+    await call.ok("memory_log_playlist_mutation", {"user_id": USER, "playlist_id": P[4], "type": "ADD_TRACKS",
+                                                   "payload": {"track_ids": tracks(400, 2)}, "timestamp": at(50)})
+    undone = await call.ok("memory_undo_last_mutation", {"user_id": USER, "playlist_id": P[4], "timestamp": at(51)})
+    await call.ok("memory_undo_last_mutation", {"user_id": USER, "playlist_id": P[4], "event_id": undone["event_id"],
+                                                "client_event_id": str(uuid.uuid4()), "timestamp": at(52)})
+    await call.ok("memory_resync_playlist", {"user_id": USER, "playlist_id": P[4], "track_ids": tracks(401, 3),
+                                             "timestamp": at(53)})
+    await call.ok("memory_fork_playlist", {"user_id": USER, "playlist_id": P[4], "new_playlist_id": playlist(40),
+                                           "at_time": at(50)})
+    await call.ok("memory_diff_playlist", {"user_id": USER, "playlist_id": P[4], "from_time": at(1)})
+    for tool, extra in (("memory_undo_last_mutation", {}), ("memory_resync_playlist", {"track_ids": tracks(1, 1)}),
+                        ("memory_fork_playlist", {"new_playlist_id": playlist(41)}),
+                        ("memory_diff_playlist", {"from_time": at(1)})):
+        await call.error(tool, {"user_id": USER, "playlist_id": P[6], **extra}, "NOT_FOUND")
+    await call.ok("memory_rotation_report", {"user_id": USER, "days": 30, "limit": 10})
+    await call.ok("memory_feedback_summary", {"user_id": USER, "limit": 5})
+
+
 async def _reads(call: RecordingCaller, service: Any) -> None:
     await _tracks(call)
     items, cursor, pages = [], None, 0
@@ -385,6 +405,7 @@ async def _reads(call: RecordingCaller, service: Any) -> None:
     await raw.update_one({"_id": head_id(USER, P[3])}, {"$set": {"seq": -1}})
     await call.ok("memory_log_playlist_mutation", {"user_id": USER, "playlist_id": P[3], "type": "UPDATE_META",
                                                    "payload": {"description": "rolled forward"}, "timestamp": at(60)})
+    await _moves(call)
 
 
 async def _export_delete_import(call: RecordingCaller, recorder: Recorder, service: Any) -> None:
@@ -406,7 +427,7 @@ async def _export_delete_import(call: RecordingCaller, recorder: Recorder, servi
     assert empty["profile"] is None and not empty["playlists"]
     with recorder.during("cli: memory-service import"):
         counts = await service.import_user_data(parts, USER)
-    assert counts["playlists"] == 6
+    assert counts["playlists"] == 7  # six logged, one forked
     await call.ok("memory_get_playlists", {"user_id": USER, "limit": 50})
     await call.ok("memory_search", {"user_id": USER, "query": "deeper focus"})
     # Operators' tools (exempt, recorded for the record).

@@ -44,6 +44,8 @@ TOOLS = [
     "memory.resync_playlist",
     "memory.fork_playlist",
     "memory.diff_playlist",
+    "memory.rotation_report",
+    "memory.feedback_summary",
     "memory.upsert_tracks",
     "memory.resolve_track",
     "memory.confirm_track",

@@ -174,6 +174,8 @@ BASELINES: dict[str, dict[str, Any]] = {
                              "at_time": LATER},
     "memory.diff_playlist": {"user_id": 1, "playlist_id": EXISTING, "from_time": "2020-01-01T00:00:00Z",
                              "to_time": LATER},
+    "memory.rotation_report": {"user_id": 1, "days": 30, "limit": 50},
+    "memory.feedback_summary": {"user_id": 1, "limit": 20},
 }
 
 # Valid payloads of memory.log_playlist_mutation per type (every optional payload field present).

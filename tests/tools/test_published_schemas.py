@@ -45,6 +45,8 @@ DESCRIBED_ARRAYS = {
     "memory.confirm_track": ["track/artists"],
     "memory.check_playlist": ["violations", "unverified", "unknown_tracks", "rules/avoid_artists",
                               "rules/avoid_tracks", "rules/avoid_genres"],
+    "memory.rotation_report": ["new", "staples"],
+    "memory.feedback_summary": ["groups"],
 }
 
 
@@ -194,7 +196,24 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         "events": [{k: v for k, v in _event(i).items() if k != "payload"} | {"seq": i, "detail": {}}
                    for i in range(rows)],
         "counts": {"added": rows, "removed": rows, "moved": rows, "events": rows}, "truncated": False},
+    "memory.rotation_report": lambda rows: {
+        "as_of": ISO, "days": 30, "window_start": ISO, "truncated": False,
+        "totals": {"playlists": 3, "tracks_in_rotation": 2 * rows, "new": rows, "staples": rows, "other": 0},
+        "new": [_rotated(i) for i in range(rows)],
+        "staples": [_rotated(i) | {"reasons": ["in_3_or_more_playlists"]} for i in range(rows)]},
+    "memory.feedback_summary": lambda rows: {
+        "as_of": ISO, "truncated": False,
+        "totals": {"preference_events": 2 * rows, "profile_patches": 0, "groups": rows, "recurring_groups": rows},
+        "groups": [{"key": f"max: artist{i}", "basis": "same_words", "count": 2, "types": {"rule": 2},
+                    "first_seen": ISO, "last_seen": ISO, "label": "max two songs per artist", "subjects": [],
+                    "examples": [{"source": "preference_event", "event_id": str(uuid.UUID(int=i + 1)), "type": "rule",
+                                  "at": ISO, "text": "no more than 2 per artist"}]} for i in range(rows)]},
 }
+
+
+def _rotated(i: int) -> dict[str, Any]:
+    return {"track_id": track(i), "first_seen": ISO, "present_since": ISO, "playlist_count": 1,
+            "playlists": [playlist(1)], "name": f"Song {i}", "artists": ["Band"]}
 
 
 def _scripted(rows: int) -> dict[str, Any]:
