@@ -9,7 +9,8 @@ from service.memory import MemoryService
 from service.timeutil import parse_iso
 
 
-def _time(arguments: dict[str, Any], name: str) -> Any:
+def time_argument(arguments: dict[str, Any], name: str) -> Any:
+    """An optional ISO-8601 argument as a datetime (None when absent)."""
     value = arguments.get(name)
     return None if value is None else parse_iso(value)
 
@@ -26,16 +27,16 @@ async def update_profile(service: MemoryService, a: dict[str, Any], caller: Prin
 
 async def append_preference_event(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.append_preference_event(
-        a["user_id"], a["type"], a["payload"], a.get("source", "assistant"), _time(a, "timestamp")
+        a["user_id"], a["type"], a["payload"], a.get("source", "assistant"), time_argument(a, "timestamp")
     )
 
 
 async def log_playlist_create(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.log_playlist_create(a, _time(a, "created_at"))
+    return await service.log_playlist_create(a, time_argument(a, "created_at"))
 
 
 async def log_playlist_mutation(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.log_playlist_mutation(a, _time(a, "timestamp"))
+    return await service.log_playlist_mutation(a, time_argument(a, "timestamp"))
 
 
 async def get_playlists(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
@@ -74,7 +75,7 @@ async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Princi
 
 
 async def reconstruct_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    found = await service.reconstruct_playlist(a["user_id"], a["playlist_id"], _time(a, "at_time"))
+    found = await service.reconstruct_playlist(a["user_id"], a["playlist_id"], time_argument(a, "at_time"))
     if a.get("include_tracks"):
         found.update(await service.name_tracks(a["user_id"], found["track_ids"]))
     return found
@@ -101,6 +102,6 @@ async def list_users(service: MemoryService, a: dict[str, Any], caller: Principa
 
 async def audit(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.audit(
-        a.get("user_id"), a.get("playlist_id"), _time(a, "since"), _time(a, "until"), a.get("limit", 100),
+        a.get("user_id"), a.get("playlist_id"), time_argument(a, "since"), time_argument(a, "until"), a.get("limit", 100),
         a.get("cursor"),
     )

@@ -7,28 +7,25 @@ from typing import Any
 from service.auth import Access, Principal
 from service.memory import MemoryService
 from service.timeutil import parse_iso
+from tools.handlers import time_argument
 from tools.spec import ENVELOPE, ToolSpec
 
 
-def _time(arguments: dict[str, Any], name: str) -> Any:
-    value = arguments.get(name)
-    return None if value is None else parse_iso(value)
-
-
 async def undo_last_mutation(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.moves.undo(a, _time(a, "timestamp"))
+    return await service.moves.undo(a, time_argument(a, "timestamp"))
 
 
 async def resync_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.moves.resync(a, _time(a, "timestamp"))
+    return await service.moves.resync(a, time_argument(a, "timestamp"))
 
 
 async def fork_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.moves.fork(a, _time(a, "at_time"))
+    return await service.moves.fork(a, time_argument(a, "at_time"))
 
 
 async def diff_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.moves.diff(a["user_id"], a["playlist_id"], parse_iso(a["from_time"]), _time(a, "to_time"))
+    return await service.moves.diff(a["user_id"], a["playlist_id"], parse_iso(a["from_time"]),
+                                    time_argument(a, "to_time"))
 
 
 MOVE_SPECS: list[ToolSpec] = [
