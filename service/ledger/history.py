@@ -6,6 +6,7 @@ Buckets are read without copying (``read_bucket``): what these functions return 
 from __future__ import annotations
 
 import asyncio
+import bisect
 from datetime import datetime
 from typing import Any
 
@@ -16,18 +17,26 @@ from service.storage import Database
 from service.timeutil import as_utc
 
 
-async def buckets_of(db: Database, head: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every bucket of the playlist, oldest first (following newer ones the document may trail)."""
+async def buckets_of(db: Database, head: dict[str, Any], since: datetime | None = None,
+                     until: datetime | None = None) -> list[dict[str, Any]]:
+    """Every bucket of the playlist, oldest first (following newer ones the document may trail);
+    with ``since``/``until``, only those that can hold events in that window."""
+    index = head["bucket_index"]
+    starts = [as_utc(start) for _, start in index]
+    first = max(0, bisect.bisect_right(starts, since) - 1) if since is not None else 0
+    last = bisect.bisect_right(starts, until) if until is not None else len(index)
     buckets: list[dict[str, Any]] = []
-    for position, (base_seq, _) in enumerate(head["bucket_index"]):
+    for position, (base_seq, _) in enumerate(index[first:max(last, first + 1)]):
         bucket = await read_bucket(db, head["user_id"], head["playlist_id"], base_seq)
         if bucket is None:  # pragma: no cover - buckets are never deleted while the playlist exists
             raise PlaylistNotFound("playlist history is missing", {"field": "playlist_id"})
         buckets.append(bucket)
         if position % 32 == 31:
             await asyncio.sleep(0)  # a long history is read in turns with other sessions
+    if last < len(index):
+        return buckets
     _, newer = await walk_forward(db, buckets[-1])
-    return buckets + newer
+    return buckets + [b for b in newer if until is None or as_utc(b["start_time"]) <= until]
 
 
 def events_of(buckets: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -125,7 +125,9 @@ class LedgerMoves:
         except PlaylistNotYetCreated:
             before, existed = PlaylistState([], {}), False
         head = await self._reader.head(user_id, playlist_id, {"bucket_index": 1})
-        buckets = await buckets_of(self._db, {**head, "user_id": user_id, "playlist_id": playlist_id})
+        # Only the buckets that can hold events of the window: a diff costs what it covers.
+        buckets = await buckets_of(self._db, {**head, "user_id": user_id, "playlist_id": playlist_id},
+                                   from_time if existed else None, until)
         return diff_answer(playlist_id, from_time, until, before, after, existed, buckets,
                            self._settings.result_budget_bytes)
 
