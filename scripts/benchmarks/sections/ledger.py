@@ -73,13 +73,14 @@ async def run(ctx: Run) -> None:
             if final.get("track_ids") != generator.tracks:
                 raise BenchError(f"ledger {name}: reconstruction differs from the mutations logged "
                                  f"({len(final.get('track_ids') or [])} vs {len(generator.tracks)} tracks)")
+            db = service.database
+            stored = sum(len(bson.encode(d)) for d in await db.history.find({"user_id": user, "playlist_id": pid}))
+            stored += sum(len(bson.encode(d)) for d in await db.playlists.find({"user_id": user, "playlist_id": pid}))
+            # Last: the moves add events and snapshots the raw log above does not count.
             moved = await measure_moves(call, user, pid, T0, log[-1]["timestamp"], plan)
             for move in MOVES:
                 report.values[f"moves.{name}.{move}.p95"] = pct(moved[move], 95)
             moves.append((f"moves {name}", [f"{tracks:,} / {mutations:,}", *move_cells(moved)]))
-            db = service.database
-            stored = sum(len(bson.encode(d)) for d in await db.history.find({"user_id": user, "playlist_id": pid}))
-            stored += sum(len(bson.encode(d)) for d in await db.playlists.find({"user_id": user, "playlist_id": pid}))
         raw = sum(len(bson.encode(entry)) for entry in log)
         label = f"ledger {name}"
         values = report.values
