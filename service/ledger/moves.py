@@ -67,7 +67,7 @@ class LedgerMoves:
 
         result, event = await self._writer.append(user_id, playlist_id, plan, timestamp,
                                                   arguments.get("client_event_id"), request_hash(arguments))
-        await self._search_after(user_id, playlist_id, result)
+        await self._search_after(user_id, playlist_id, result, event)
         return scripted_result(result, event)
 
     @unit_of_work
@@ -88,7 +88,7 @@ class LedgerMoves:
         result, event = await self._writer.append(user_id, playlist_id, plan, timestamp,
                                                   arguments.get("client_event_id"), request_hash(arguments),
                                                   snapshot_source="resync")
-        await self._search_after(user_id, playlist_id, result)
+        await self._search_after(user_id, playlist_id, result, event)
         return scripted_result(result, event)
 
     @unit_of_work
@@ -131,6 +131,8 @@ class LedgerMoves:
         return diff_answer(playlist_id, from_time, until, before, after, existed, buckets,
                            self._settings.result_budget_bytes)
 
-    async def _search_after(self, user_id: int, playlist_id: str, result: dict[str, Any]) -> None:
-        # An undo may restore a name or tags: the search entry is then re-read like after UPDATE_META.
-        await self._search.playlist_changed(user_id, playlist_id, "UPDATE_META", result["timestamp"])
+    async def _search_after(self, user_id: int, playlist_id: str, result: dict[str, Any],
+                            event: dict[str, Any]) -> None:
+        # An undo that restores a name or tags is re-read by search as an UPDATE_META would be.
+        kind = "UPDATE_META" if event["payload"].get("meta") else event["type"]
+        await self._search.playlist_changed(user_id, playlist_id, kind, result["timestamp"])

@@ -119,7 +119,7 @@ def track_id_volume(event_type: str, payload: dict[str, Any]) -> int:
     """How many track IDs an event carries (at least 1, so meta-only edits still count)."""
     if event_type in SCRIPTED_TYPES:
         return max(1, len(payload["removed"]) + len(payload["added"]))
-    return max(1, len(payload.get("track_ids", ())) if event_type != "FORK" else 1)
+    return max(1, len(payload.get("track_ids", ())))
 
 
 def entering_tracks(event_type: str, payload: dict[str, Any]) -> list[str]:

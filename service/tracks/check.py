@@ -78,35 +78,33 @@ class Check:
                          f"add about {low - minutes:.0f} minutes of tracks")
 
     def avoid_tracks(self, avoided: list[str]) -> None:
-        hits = [t for t in self.track_ids if t in set(avoided)]
+        avoided_ids = set(avoided)
+        hits = [t for t in self.track_ids if t in avoided_ids]
         if hits:
             self.violate("avoid_tracks", hits, f"{len(set(hits))} track(s) the user avoids",
                          "remove these tracks")
 
     def avoid_artists(self, avoided: list[str]) -> None:
-        names = {folded_text(a): a for a in avoided}
-        hits: dict[str, list[str]] = defaultdict(list)
-        for track_id in self.track_ids:
-            for artist in (self.known.get(track_id) or {}).get("artists") or []:
-                if folded_text(artist) in names:
-                    hits[folded_text(artist)].append(track_id)
-        for key, found in hits.items():
-            self.violate("avoid_artists", found, f"{len(set(found))} track(s) by {names[key]}, whom the user avoids",
-                         f"remove or swap the tracks by {names[key]}")
-        self.cannot_verify("avoid_artists", self.unknown, "not in the catalog: their artists are unknown")
+        self._avoid_named("avoid_artists", "artists", avoided, "by {}, whom the user avoids",
+                          "remove or swap the tracks by {}")
 
     def avoid_genres(self, avoided: list[str]) -> None:
         """Genres only where the catalog knows them (a known track without genres is not checked)."""
-        names = {folded_text(g): g for g in avoided}
+        self._avoid_named("avoid_genres", "genres", avoided, "of {}, which the user avoids",
+                          "remove or swap the {} tracks")
+
+    def _avoid_named(self, rule: str, field: str, avoided: list[str], said: str, suggestion: str) -> None:
+        """Tracks whose catalog ``field`` (artists, genres) names an avoided one, folded."""
+        names = {folded_text(a): a for a in avoided}
         hits: dict[str, list[str]] = defaultdict(list)
         for track_id in self.track_ids:
-            for genre in (self.known.get(track_id) or {}).get("genres") or []:
-                if folded_text(genre) in names:
-                    hits[folded_text(genre)].append(track_id)
+            for value in (self.known.get(track_id) or {}).get(field) or []:
+                if folded_text(value) in names:
+                    hits[folded_text(value)].append(track_id)
         for key, found in hits.items():
-            self.violate("avoid_genres", found, f"{len(set(found))} track(s) of {names[key]}, which the user avoids",
-                         f"remove or swap the {names[key]} tracks")
-        self.cannot_verify("avoid_genres", self.unknown, "not in the catalog: their genres are unknown")
+            self.violate(rule, found, f"{len(set(found))} track(s) {said.format(names[key])}",
+                         suggestion.format(names[key]))
+        self.cannot_verify(rule, self.unknown, f"not in the catalog: their {field} are unknown")
 
     def breathers(self, max_energy: float) -> None:
         n = len(self.track_ids)
