@@ -38,7 +38,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str) and ref.startswith(_COMMON_REF):
-            return copy.deepcopy(defs[ref[len(_COMMON_REF) :]])
+            return _inline(copy.deepcopy(defs[ref[len(_COMMON_REF) :]]), defs)  # a definition may use others
         return {k: _inline(v, defs) for k, v in node.items() if k != "$id"}
     if isinstance(node, list):
         return [_inline(v, defs) for v in node]
@@ -106,7 +106,8 @@ def _without_item_schemas(node: Any) -> Any:
 
 @cache
 def _published_result(tool: str) -> dict[str, Any]:
-    return _inline(_without_item_schemas(_load(f"{tool}.result")), _common_defs())
+    # Twice: the second pass reaches arrays inside the common definitions the first one inlined.
+    return _without_item_schemas(_inline(_without_item_schemas(_load(f"{tool}.result")), _common_defs()))
 
 
 def published_output_schema(tool: str) -> dict[str, Any]:

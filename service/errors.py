@@ -109,3 +109,11 @@ class DataDirectoryLocked(RuntimeError):
 
 class TrackNotInCatalog(NotFound):
     """The track id is not in this user's catalog (another user's track is reported the same way)."""
+
+
+class MemoryNotFound(NotFound):
+    """No memory of this user has this id (another user's memory is not found either)."""
+
+
+class NotARecommendation(InvalidArgument):
+    """Only a recommendation can be checked against what the listener played since."""

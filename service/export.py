@@ -2,7 +2,8 @@
 
 The export is a sequence of pieces in a fixed order (profile, preference events, then each
 playlist's header, snapshots and events by sequence, then the track catalog and the confirmed
-track choices; exports made before the last two sections existed import as before). A piece larger than a part travels as
+track choices, then typed memories, play buckets and aging records; exports made before the later
+sections existed import as before). A piece larger than a part travels as
 ``chunks``: consecutive slices of its JSON text, joined and parsed by the importer. It holds no derivable data: the playlist
 document, idempotency claims and indexes are rebuilt on import. A tool answer carries one
 *part* of at most ``export_part_bytes``; the cursor names the last piece sent and the moment of
@@ -21,6 +22,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.errors import InvalidArgument
+from service.memories.transfer import SECTIONS as MEMORY_SECTIONS
+from service.memories.transfer import memory_pieces
 from service.storage import Database
 from service.timeutil import format_iso
 
@@ -103,7 +106,11 @@ async def _pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
     if section <= 2:
         async for piece in _playlist_pieces(db, user_id, as_of_ns, budget, after if section == 2 else None):
             yield piece
-    async for piece in _track_pieces(db, user_id, as_of_ns, budget, section, after):
+    if section <= 4:
+        async for piece in _track_pieces(db, user_id, as_of_ns, budget, section, after):
+            yield piece
+    async for piece in memory_pieces(db, user_id, as_of_ns, section, after, to_json,
+                                     lambda name, key, body: _fit(name, key, body, budget)):
         yield piece
 
 
@@ -169,11 +176,11 @@ def decode_cursor(cursor: str) -> tuple[int, list[Any], int]:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         as_of, key, part = body["t"], body["k"], body["n"]
         if not (isinstance(as_of, int) and 0 < as_of < 2**63 and isinstance(part, int) and 1 < part < 2**31
-                and isinstance(key, list) and key and isinstance(key[0], int) and key[0] in (0, 1, 2, 3, 4)):
+                and isinstance(key, list) and key and isinstance(key[0], int) and key[0] in (0, 1, 2, 3, 4, 5, 6, 7)):
             raise ValueError("cursor shape")
         # Keys compare element by element: each position must hold the type the pieces use.
         expected = {0: [int, int], 1: [int, int, str, int], 2: [int, str, int, int, int], 3: [int, str, int],
-                    4: [int, str, int]}[key[0]]
+                    4: [int, str, int], 5: [int, str, int], 6: [int, str, int], 7: [int, str, int]}[key[0]]
         if len(key) > len(expected) or any(type(v) is not t for v, t in zip(key, expected, strict=False)):
             raise ValueError("cursor key shape")
         return as_of, key, part
@@ -190,6 +197,7 @@ def empty_data(as_of_ns: int, part: int) -> dict[str, Any]:
         "playlists": [],
         "tracks": [],
         "track_choices": [],
+        **{name: [] for name in MEMORY_SECTIONS.values()},
         "chunks": [],
         "continuation": {"part": part, "next_cursor": None},
     }
@@ -208,6 +216,8 @@ def add_piece(data: dict[str, Any], section: str, body: dict[str, Any]) -> None:
         data["playlists"].append({**body, "snapshots": [], "events": []})
     elif section in ("track", "track_choice"):
         data[f"{section}s"].append(body)
+    elif section in MEMORY_SECTIONS:
+        data[MEMORY_SECTIONS[section]].append(body)
     elif section == "chunk":
         data["chunks"].append(body)
     else:

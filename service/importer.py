@@ -11,6 +11,8 @@ from service.idempotency import claim_id
 from service.ledger.keys import bucket_id
 from service.ledger.projection import rebuild_head
 from service.ledger.state import track_id_volume
+from service.memories.transfer import SECTIONS as MEMORY_SECTIONS
+from service.memories.transfer import import_memories
 from service.storage import Database
 from service.timeutil import parse_iso
 from service.tracks.catalog import track_key
@@ -28,6 +30,8 @@ def _place(merged: dict[str, Any], section: str, body: dict[str, Any], pid: str 
         merged["preference_events"].append(body)
     elif section in ("track", "track_choice"):
         merged[f"{section}s"].append(body)
+    elif section in MEMORY_SECTIONS:
+        merged[MEMORY_SECTIONS[section]].append(body)
     else:
         target = merged["playlists"].setdefault(pid or body["playlist_id"], {"snapshots": [], "events": []})
         if section == "playlist":
@@ -39,7 +43,7 @@ def _place(merged: dict[str, Any], section: str, body: dict[str, Any], pid: str 
 def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Join continuation parts: playlists split across parts, oversize pieces sent as chunks."""
     merged: dict[str, Any] = {"profile": None, "preference_events": [], "playlists": {}, "tracks": [],
-                              "track_choices": []}
+                              "track_choices": [], **{name: [] for name in MEMORY_SECTIONS.values()}}
     pending = ""
     for data in parts:
         if data.get("format") != "taste-memory-export/1":
@@ -56,6 +60,9 @@ def merge_parts(parts: list[dict[str, Any]]) -> dict[str, Any]:
                     _place(merged, section, body, pid)
         for section in ("track", "track_choice"):  # absent from exports made before the catalog existed
             for body in data.get(f"{section}s", []):
+                _place(merged, section, body, None)
+        for section, name in MEMORY_SECTIONS.items():  # absent from exports made before memories existed
+            for body in data.get(name, []):
                 _place(merged, section, body, None)
         for chunk in data.get("chunks", []):
             pending += chunk["text"]
@@ -134,6 +141,7 @@ async def import_user(db: Database, parts: list[dict[str, Any]], user_id: int, c
         await rebuild_head(db, user_id, pid, caps)
         counts["playlists"] += 1
     await _import_tracks(db, user_id, merged, counts)
+    await import_memories(db, user_id, merged, counts)
     return counts
 
 

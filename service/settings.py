@@ -69,6 +69,12 @@ class Settings(BaseSettings):
     result_budget_bytes: int = Field(
         400_000, ge=10_000, description="get_playlist leaves out older events past this answer size (<1 MiB)."
     )
+    max_memory_metadata_bytes: int = Field(
+        4096, ge=256, description="Largest metadata of one typed memory as JSON (memory_add); every memory_query "
+        "row carries it.")
+    aging_interval_s: float = Field(
+        86_400, ge=0, description="Seconds between two agings of the typed memories in the server (0 = never; "
+        "'memory-service age' runs one by hand).")
     search_warmup: bool = Field(
         True, description="Embedded store: build every user's search index in the background after start-up "
         "(off = only on each user's first search).")

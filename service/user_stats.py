@@ -14,7 +14,11 @@ from typing import Any
 
 from service.storage import Database
 
-FIELDS = ("playlist_count", "preference_event_count", "profile_version", "updated_at", "track_count")
+# Records that make a user listed without being shown by ops.list_users: (collection, counter).
+CATALOG_COUNTS = (("tracks", "track_count"), ("memories", "memory_count"), ("plays", "play_bucket_count"),
+                  ("memory_aging", "aging_event_count"))
+FIELDS = ("playlist_count", "preference_event_count", "profile_version", "updated_at",
+          *(field for _, field in CATALOG_COUNTS))
 
 
 def _key(user_id: int) -> dict[str, int]:
@@ -33,6 +37,13 @@ async def count_tracks_added(db: Database, user_id: int, added: int) -> None:
     """Catalog tracks count as memory too: a user who only taught the catalog is listed."""
     if added:
         await db.user_stats.update_one(_key(user_id), {"$inc": {"track_count": added}}, upsert=True)
+
+
+async def count_records_added(db: Database, user_id: int, field: str, added: int) -> None:
+    """Memories, play buckets and aging records count as memory too (``CATALOG_COUNTS``); a
+    negative ``added`` counts records removed (aging)."""
+    if added:
+        await db.user_stats.update_one(_key(user_id), {"$inc": {field: added}}, upsert=True)
 
 
 async def note_profile(db: Database, user_id: int, version: int, updated_at: datetime | None) -> None:
@@ -55,10 +66,9 @@ async def recount(db: Database, user_id: int) -> dict[str, Any] | None:
         "preference_event_count": await db.preference_events.count_documents({"user_id": user_id}),
         "profile_version": profile["version"] if profile else 0,
         "updated_at": profile["updated_at"] if profile else None,
-        "track_count": await db.tracks.count_documents({"user_id": user_id}),
+        **{field: await getattr(db, name).count_documents({"user_id": user_id}) for name, field in CATALOG_COUNTS},
     }
-    if (profile is None and not counts["playlist_count"] and not counts["preference_event_count"]
-            and not counts["track_count"]):
+    if profile is None and not any(counts[f] for f in FIELDS if f.endswith("_count")):
         await forget(db, user_id)
         return None
     await db.user_stats.replace_one({**_key(user_id), **counts})
@@ -71,7 +81,7 @@ async def recount_all(db: Database) -> int:
     One grouped count per collection, not a query per user."""
     groups: dict[int, dict[str, Any]] = {}
     for collection, field in ((db.playlists, "playlist_count"), (db.preference_events, "preference_event_count"),
-                              (db.tracks, "track_count")):
+                              *((getattr(db, name), field) for name, field in CATALOG_COUNTS)):
         for user_id, count in (await collection.count_by_user()).items():
             groups.setdefault(user_id, {})[field] = count
     for profile in await db.profiles.find({}, {"version": 1, "updated_at": 1}):
@@ -79,8 +89,7 @@ async def recount_all(db: Database) -> int:
                                                      updated_at=profile["updated_at"])
     stored = {s["_id"]: s for s in await db.user_stats.find({})}
     for user_id, found in groups.items():
-        counts = {"playlist_count": 0, "preference_event_count": 0, "profile_version": 0, "updated_at": None,
-                  "track_count": 0, **found}
+        counts = {**dict.fromkeys(FIELDS, 0), "updated_at": None, **found}
         current = stored.pop(user_id, None)
         if current is None or any(current.get(f) != counts[f] for f in FIELDS):
             await db.user_stats.replace_one({**_key(user_id), **counts})

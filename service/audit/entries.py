@@ -16,7 +16,8 @@ from typing import Any
 from service.audit.origin import current_origin
 from service.timeutil import utc_now
 
-AUDITED = ("profiles", "preference_events", "playlist_history", "tracks", "track_choices")
+AUDITED = ("profiles", "preference_events", "playlist_history", "tracks", "track_choices", "memories", "plays",
+           "memory_aging")
 AUDITED_OPERATIONS = ("insert", "update", "replace")
 TOMBSTONE = "delete_user_data"
 # A change made around the service (an operator's mongosh edit) has no stamp; it is still listed,
@@ -49,8 +50,8 @@ def _subject(collection: str, key: Any, document: dict[str, Any]) -> tuple[int |
         return key, None
     if collection == "playlist_history" and isinstance(key, str):
         return parse_bucket_key(key)
-    if collection in ("tracks", "track_choices") and isinstance(key, str):
-        head = key.partition(":")[0]  # "<user_id>:<track id or digest>"
+    if collection in ("tracks", "track_choices", "memories", "plays", "memory_aging") and isinstance(key, str):
+        head = key.partition(":")[0]  # "<user_id>:<track id, digest, memory id or month>"
         return (int(head) if head.isdigit() else None), None
     return None, None
 

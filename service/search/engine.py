@@ -32,10 +32,12 @@ from typing import Any
 from service.ledger.keys import head_id
 from service.search.analysis import ParsedQuery, parse_query
 from service.search.fields import (
+    MEMORY_FIELDS,
     PLAYLIST_FIELDS,
     TRACK_FIELDS,
     Entry,
     event_entry,
+    memory_entry,
     playlist_entry,
     profile_entries,
     track_entry,
@@ -213,6 +215,27 @@ class SearchEngine:
 
         self._apply(user_id, update)
 
+    def memories_changed(self, user_id: int, memories: list[dict[str, Any]]) -> None:
+        """``memories``: typed memories as now stored (added, restated, compressed, validated)."""
+        if not self.in_memory:
+            return
+
+        def update(index: UserIndex) -> None:
+            for memory in memories:
+                index.put(memory_entry(memory))
+
+        self._apply(user_id, update)
+
+    def memories_removed(self, user_id: int, memory_ids: list[str]) -> None:
+        if not self.in_memory:
+            return
+
+        def update(index: UserIndex) -> None:
+            for memory_id in memory_ids:
+                index.remove(("memory", memory_id))
+
+        self._apply(user_id, update)
+
     def user_deleted(self, user_id: int) -> None:
         """Forget the user's index (a build under way is discarded); the next search rebuilds it."""
         for listener in self._reload_listeners:
@@ -251,6 +274,9 @@ class SearchEngine:
         tracks = await self._db.tracks.find({"user_id": user_id}, TRACK_FIELDS)
         await put_all(track_entry(t) for t in tracks)
         del tracks
+        memories = await self._db.memories.find({"user_id": user_id}, MEMORY_FIELDS)
+        await put_all(memory_entry(m) for m in memories)
+        del memories
         profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"history": 0})
         if profile is None:
             return index, None
@@ -270,7 +296,7 @@ class SearchEngine:
 
     async def _text_search(self, user_id: int, parsed: ParsedQuery, limit: int, detail: str) -> list[dict[str, Any]]:
         found: list[tuple[float, Entry]] = []
-        for name in ("playlists", "preference_events", "tracks"):
+        for name in ("playlists", "preference_events", "tracks", "memories"):
             args = text_query(user_id, parsed, name, limit)
             documents = await getattr(self._db, name).find(
                 args["filter"], args["projection"], sort=args["sort"], limit=args["limit"]

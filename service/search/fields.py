@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from models.documents import EVENT_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS, TRACK_TEXT_WEIGHTS
+from models.documents import EVENT_TEXT_WEIGHTS, MEMORY_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS, TRACK_TEXT_WEIGHTS
 
 NAME = float(PLAYLIST_TEXT_WEIGHTS["name"])
 TAGS = float(PLAYLIST_TEXT_WEIGHTS["intent_tags"])
@@ -20,6 +20,10 @@ TRACK_NAME = float(TRACK_TEXT_WEIGHTS["name"])
 TRACK_ARTISTS = float(TRACK_TEXT_WEIGHTS["artists"])
 TRACK_ALBUM = float(TRACK_TEXT_WEIGHTS["album"])
 TRACK_FIELDS = {"_id": 1, "user_id": 1, "track_id": 1, "name": 1, "artists": 1, "album": 1}
+MEMORY_ENTITIES = float(MEMORY_TEXT_WEIGHTS["entities"])
+MEMORY_SUMMARY = float(MEMORY_TEXT_WEIGHTS["summary"])
+MEMORY_FIELDS = {"_id": 1, "user_id": 1, "memory_id": 1, "type": 1, "entities": 1, "summary": 1, "importance": 1,
+                 "timestamp": 1}
 MAX_WEIGHT = NAME
 
 PLAYLIST_FIELDS = {"_id": 1, "user_id": 1, "playlist_id": 1, "name": 1, "description": 1, "intent_tags": 1,
@@ -35,7 +39,7 @@ class Field:
 
 @dataclass
 class Entry:
-    kind: str  # playlist | preference_event | profile | track
+    kind: str  # playlist | preference_event | profile | track | memory
     id: str
     fields: list[Field]
     metadata: dict[str, Any]
@@ -113,3 +117,12 @@ def track_entry(track: dict[str, Any]) -> Entry:
     if track.get("album"):
         metadata["album"] = track["album"]
     return Entry("track", track["track_id"], fields, metadata)
+
+
+def memory_entry(memory: dict[str, Any]) -> Entry:
+    """A typed memory: its entities and summary are what the user may search it by."""
+    fields = [Field("entities", MEMORY_ENTITIES, " · ".join(memory["entities"])),
+              Field("summary", MEMORY_SUMMARY, memory["summary"])]
+    metadata = {"type": memory["type"], "entities": list(memory["entities"]), "importance": memory["importance"],
+                "timestamp": memory["timestamp"]}
+    return Entry("memory", memory["memory_id"], fields, metadata)

@@ -9,10 +9,12 @@ from models.documents import TEXT_LANGUAGE
 from service.search.analysis import ParsedQuery
 from service.search.fields import (
     MAX_WEIGHT,
+    MEMORY_FIELDS,
     PLAYLIST_FIELDS,
     TRACK_FIELDS,
     Entry,
     event_entry,
+    memory_entry,
     playlist_entry,
     track_entry,
 )
@@ -30,7 +32,8 @@ def search_string(parsed: ParsedQuery) -> str:
 
 def text_query(user_id: int, parsed: ParsedQuery, collection: str, limit: int) -> dict[str, Any]:
     """Arguments of ``find`` for one collection: filter, projection, sort and limit."""
-    projection: dict[str, Any] = dict({"playlists": PLAYLIST_FIELDS, "tracks": TRACK_FIELDS}.get(collection, {}))
+    projection: dict[str, Any] = dict({"playlists": PLAYLIST_FIELDS, "tracks": TRACK_FIELDS, "memories": MEMORY_FIELDS}.get(
+        collection, {}))
     projection["score"] = SCORE
     return {
         "filter": {
@@ -58,7 +61,8 @@ def normalize(text_score: float, parsed: ParsedQuery) -> float:
 
 def text_hits(documents: list[dict[str, Any]], collection: str, parsed: ParsedQuery) -> list[tuple[float, Entry]]:
     """Documents as ``find`` returns them with the ``score`` projection → (score, entry)."""
-    build = {"playlists": playlist_entry, "tracks": track_entry}.get(collection, event_entry)
+    build = {"playlists": playlist_entry, "tracks": track_entry, "memories": memory_entry}.get(collection,
+                                                                                                  event_entry)
     hits = []
     for document in documents:
         body = {k: v for k, v in document.items() if k != "score"}

@@ -24,7 +24,7 @@ LEAN_SNIPPET_CHARS = 100
 SNIPPET_SCAN_CHARS = 8192
 # The metadata of a lean hit, by kind: what an agent needs to tell hits apart and pick one.
 LEAN_METADATA = {"playlist": ("name",), "preference_event": ("type", "timestamp"), "profile": ("key",),
-                 "track": ("name", "artists")}
+                 "track": ("name", "artists"), "memory": ("type", "entities")}
 DETAILS = ("lean", "full")
 
 

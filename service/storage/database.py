@@ -35,6 +35,9 @@ class Database:
     user_stats: TrackedCollection
     tracks: TrackedCollection
     track_choices: TrackedCollection
+    memories: TrackedCollection
+    plays: TrackedCollection
+    memory_aging: TrackedCollection
     _raw_database: Any = field(repr=False)
     _embedded: EmbeddedEngine | None = field(default=None, repr=False)
 
@@ -63,7 +66,7 @@ class Database:
         names = set(collections)
         for collection in (self.profiles, self.preference_events, self.playlists, self.history,
                            self.idempotency, self.cursors, self.audit_state, self.user_stats, self.tracks,
-                           self.track_choices):
+                           self.track_choices, self.memories, self.plays, self.memory_aging):
             if collection.name in names:
                 collection.on_change = on_change
 
@@ -82,7 +85,7 @@ class Database:
 
     def user_collections(self) -> list[TrackedCollection]:
         return [self.profiles, self.preference_events, self.playlists, self.history, self.idempotency, self.tracks,
-                self.track_choices]
+                self.track_choices, self.memories, self.plays, self.memory_aging]
 
 
 async def _apply_validators(database: Any) -> None:
@@ -149,6 +152,9 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             user_stats=tracked("user_stats"),
             tracks=tracked("tracks"),
             track_choices=tracked("track_choices"),
+            memories=tracked("memories"),
+            plays=tracked("plays"),
+            memory_aging=tracked("memory_aging"),
             _raw_database=raw,
             _embedded=embedded,
         )

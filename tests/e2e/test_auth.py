@@ -49,6 +49,9 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_check_playlist": {"user_id": user_id, "track_ids": [track(1)]},
         "memory_rotation_report": {"user_id": user_id, "days": 30, "limit": 10},
         "memory_feedback_summary": {"user_id": user_id, "limit": 10},
+        "memory_add": {"user_id": user_id, "type": "insight", "entities": ["Polka"], "summary": "Loves polka",
+                       "importance": 8},
+        "memory_query": {"user_id": user_id, "entity": "polka"},
     }
 
 

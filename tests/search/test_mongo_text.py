@@ -123,15 +123,21 @@ class _RecordedDatabase:
     engine = "mongodb"
 
     def __init__(self, playlists: list[dict], events: list[dict], profiles: list[dict],
-                 tracks: list[dict] | None = None) -> None:
+                 tracks: list[dict] | None = None, memories: list[dict] | None = None) -> None:
         self.playlists = _RecordedCollection(playlists, PLAYLIST_RESULTS)
         self.preference_events = _RecordedCollection(events, EVENT_RESULTS)
         self.profiles = _RecordedCollection([], profiles)
         self.tracks = _RecordedCollection(tracks or [], TRACK_RESULTS)
+        self.memories = _RecordedCollection(memories or [], MEMORY_RESULTS)
 
 
 TRACK_RESULTS = [{"_id": "1:track00000000000000001", "user_id": 1, "track_id": "track00000000000000001",
                   "name": "Ghost Love Score", "artists": ["Nightwish"], "album": "Once", "score": 4.4}]
+# As find() returns a memory with the MEMORY_FIELDS projection and the textScore ($meta) added.
+MEMORY_RESULTS = [{"_id": "1:mem_0123456789abcdef01234567", "user_id": 1, "memory_id": "mem_0123456789abcdef01234567",
+                   "type": "recommendation", "entities": ["The Zombies", "Odessey and Oracle"],
+                   "summary": "Recommended for its baroque pop arrangements", "importance": 8,
+                   "timestamp": datetime(2025, 10, 13, tzinfo=UTC), "score": 3.9}]
 PROFILE = {"_id": 1, "user_id": 1, "profile": {"notes": "symphonic metal with female vocals"}, "version": 3,
            "updated_at": datetime(2025, 2, 1, tzinfo=UTC)}
 
@@ -172,3 +178,16 @@ async def test_the_mongodb_engine_finds_catalog_tracks_by_text() -> None:
                      "snippet": "Nightwish", "metadata": {"name": "Ghost Love Score", "artists": ["Nightwish"]}}]
     text_filter = db.tracks.queries[0][0]
     assert text_filter["user_id"] == 1 and text_filter["$text"]["$search"] == "nightwish"
+
+
+async def test_the_mongodb_engine_finds_typed_memories_by_text() -> None:
+    from service.search import SearchEngine
+
+    db = _RecordedDatabase([], [], [], [], MEMORY_RESULTS)
+    hits = await SearchEngine(db).search(1, "zombies baroque", 10)  # type: ignore[arg-type]
+    assert [(h["kind"], h["id"]) for h in hits] == [("memory", "mem_0123456789abcdef01234567")]
+    assert hits[0]["metadata"] == {"type": "recommendation", "entities": ["The Zombies", "Odessey and Oracle"]}
+    assert 0 < hits[0]["score"] <= 1
+    text_filter, projection = db.memories.queries[0][:2]
+    assert text_filter["user_id"] == 1 and text_filter["$text"]["$search"] == "zombies baroque"
+    assert projection["summary"] == 1 and projection["score"] == {"$meta": "textScore"}

@@ -50,6 +50,12 @@ TOOLS = [
     "memory.resolve_track",
     "memory.confirm_track",
     "memory.check_playlist",
+    # Issue 11: typed memories, plays and follow-ups.
+    "memory.add",
+    "memory.query",
+    "memory.log_plays",
+    "memory.validate_recommendation",
+    "memory.open_followups",
 ]
 
 

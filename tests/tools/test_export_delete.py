@@ -15,6 +15,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from service.memories.transfer import SECTIONS as MEMORY_SECTIONS
 from service.settings import Settings
 from tests.support import Caller, connected, playlist, track
 from tests.tools.contract import assert_valid_error, assert_valid_success
@@ -106,7 +107,7 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
 
     A piece larger than a part arrives as ``chunks``: consecutive slices of its JSON text."""
     out: dict[str, Any] = {"format": FORMAT, "profile": None, "preference_events": [], "playlists": [], "tracks": [],
-                           "track_choices": []}
+                           "track_choices": [], **{name: [] for name in MEMORY_SECTIONS.values()}}
     profiles = 0
 
     by_pid: dict[str, dict[str, Any]] = {}
@@ -134,6 +135,8 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
         out["preference_events"] += data["preference_events"]
         out["tracks"] += data["tracks"]
         out["track_choices"] += data["track_choices"]
+        for name in MEMORY_SECTIONS.values():
+            out[name] += data[name]
         for entry in data["playlists"]:
             target = playlist_entry(entry["playlist_id"], entry)
             target["snapshots"] += copy.deepcopy(entry["snapshots"])
@@ -150,6 +153,8 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
                     out["profile"] = body
                 elif section in ("preference_event", "track", "track_choice"):
                     out[f"{section}s"].append(body)
+                elif section in MEMORY_SECTIONS:
+                    out[MEMORY_SECTIONS[section]].append(body)
                 elif section == "playlist":
                     playlist_entry(body["playlist_id"], {**body, "snapshots": [], "events": []})
                 else:

@@ -176,6 +176,11 @@ BASELINES: dict[str, dict[str, Any]] = {
                              "to_time": LATER},
     "memory.rotation_report": {"user_id": 1, "days": 30, "limit": 50},
     "memory.feedback_summary": {"user_id": 1, "limit": 20},
+    "memory.add": {"user_id": 1, "type": "recommendation", "entities": ["Polka Band", "Polka Time"],
+                   "summary": "Recommended their polka album", "importance": 8, "metadata": {"check_after_days": 7},
+                   "timestamp": "2026-01-01T00:00:00Z", "skip_dedup": True},
+    "memory.query": {"user_id": 1, "entity": "polka band", "text": "polka", "type": "recommendation", "since_days": 30,
+                     "importance_min": 5, "limit": 5},
 }
 
 # Valid payloads of memory.log_playlist_mutation per type (every optional payload field present).

@@ -47,6 +47,8 @@ DESCRIBED_ARRAYS = {
                               "rules/avoid_tracks", "rules/avoid_genres"],
     "memory.rotation_report": ["new", "staples"],
     "memory.feedback_summary": ["groups"],
+    "memory.add": ["memory/entities"],
+    "memory.query": ["memories"],
 }
 
 
@@ -136,6 +138,7 @@ def test_error_envelopes_satisfy_every_published_schema() -> None:
 
 
 ISO = "2025-01-01T00:00:00.000Z"
+MEMORY_ID = "mem_" + "0" * 24
 
 
 def _event(i: int) -> dict[str, Any]:
@@ -201,6 +204,13 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         "totals": {"playlists": 3, "tracks_in_rotation": 2 * rows, "new": rows, "staples": rows, "other": 0},
         "new": [_rotated(i) for i in range(rows)],
         "staples": [_rotated(i) | {"reasons": ["in_3_or_more_playlists"]} for i in range(rows)]},
+    "memory.add": lambda rows: {"user_id": 1, "memory_id": MEMORY_ID, "deduplicated": False, "memory": {
+        "memory_id": MEMORY_ID, "type": "insight", "entities": [f"e{i}" for i in range(rows)], "summary": "s",
+        "importance": 8, "metadata": {}, "timestamp": ISO, "last_seen_at": ISO, "seen_count": 1, "fuzzy": False,
+        "validated_at": None}},
+    "memory.query": lambda rows: {"user_id": 1, "memories": [
+        {"memory_id": MEMORY_ID, "timestamp": ISO, "type": "event", "entities": ["e"], "summary": "s", "importance": 7,
+         "days_ago": i, "fuzzy": False, "seen_count": 1, "metadata": {}, "score": 1.0} for i in range(rows)]},
     "memory.feedback_summary": lambda rows: {
         "as_of": ISO, "truncated": False,
         "totals": {"preference_events": 2 * rows, "profile_patches": 0, "groups": rows, "recurring_groups": rows},

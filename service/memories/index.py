@@ -1,0 +1,100 @@
+"""One user's memories, analysed for lookups: by id, by deduplication key, by entity words
+(fuzzy) and by summary stems.
+
+On the embedded engine the analysed copy is kept per user (least recently used dropped) and
+updated by every write of the memory store, because mongomock scans: reading 10,000 memories per
+call would cost far more than the call. On real MongoDB nothing is kept between calls (another
+process may write): each call reads the user's memories through the indexes.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.memories.keys import summary_terms
+from service.search.analysis import stem
+from service.tracks.text import words
+
+CACHED_USERS = 128
+
+
+@dataclass
+class Analysed:
+    doc: dict[str, Any]
+    entity_words: list[list[str]]  # per entity, its folded words (articles dropped)
+    terms: frozenset[str]  # stems of the summary and the entities
+
+
+def analyse(doc: dict[str, Any]) -> Analysed:
+    entity_words = [words(e) or [w for w in e.casefold().split() if w] for e in doc["entities"]]
+    entity_terms = {stem(w) for ws in entity_words for w in ws}
+    return Analysed(doc, entity_words, summary_terms(doc["summary"]) | entity_terms)
+
+
+@dataclass
+class MemoryIndex:
+    by_id: dict[str, Analysed] = field(default_factory=dict)
+    by_key: defaultdict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
+    vocabulary: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # entity word → ids
+
+    def put(self, doc: dict[str, Any]) -> None:
+        self.remove(doc["memory_id"])
+        analysed = analyse(doc)
+        self.by_id[doc["memory_id"]] = analysed
+        self.by_key[(doc["type"], doc["entity_key"])].add(doc["memory_id"])
+        for entity in analysed.entity_words:
+            for word in entity:
+                self.vocabulary[word].add(doc["memory_id"])
+
+    def remove(self, memory_id: str) -> None:
+        old = self.by_id.pop(memory_id, None)
+        if old is None:
+            return
+        key = (old.doc["type"], old.doc["entity_key"])
+        self.by_key[key].discard(memory_id)
+        if not self.by_key[key]:
+            del self.by_key[key]
+        for entity in old.entity_words:
+            for word in entity:
+                ids = self.vocabulary.get(word)
+                if ids is not None:
+                    ids.discard(memory_id)
+                    if not ids:
+                        del self.vocabulary[word]
+
+    def with_key(self, memory_type: str, key: str) -> list[dict[str, Any]]:
+        return [self.by_id[m].doc for m in self.by_key.get((memory_type, key), ())]
+
+    def __len__(self) -> int:
+        return len(self.by_id)
+
+
+class IndexCache:
+    """The analysed copies kept on the embedded engine; a generation per user makes a build that
+    read the store before a write (or a delete) be thrown away instead of kept."""
+
+    def __init__(self) -> None:
+        self._indexes: OrderedDict[int, MemoryIndex] = OrderedDict()
+        self._generation: defaultdict[int, int] = defaultdict(int)
+
+    def get(self, user_id: int) -> MemoryIndex | None:
+        index = self._indexes.get(user_id)
+        if index is not None:
+            self._indexes.move_to_end(user_id)
+        return index
+
+    def generation(self, user_id: int) -> int:
+        return self._generation[user_id]
+
+    def keep(self, user_id: int, index: MemoryIndex, generation: int) -> None:
+        if self._generation[user_id] != generation:
+            return
+        self._indexes[user_id] = index
+        while len(self._indexes) > CACHED_USERS:
+            self._indexes.popitem(last=False)
+
+    def forget(self, user_id: int) -> None:
+        self._indexes.pop(user_id, None)
+        self._generation[user_id] += 1

@@ -1,0 +1,58 @@
+"""How memories are compared: folded entities (the deduplication key, fuzzy entity lookups),
+stemmed summary words (the overlap that makes two statements one memory), identifiers.
+
+Folding is the track catalog's (case, diacritics, apostrophes, a leading or inner "the"), so
+"The Zombies", "zombies" and "ZOMBIES" are one entity; a name that is nothing but articles
+("The The") keeps them, and one of punctuation only is compared as written, case aside.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from service.search.analysis import fold, terms
+from service.tracks.text import words
+
+MEMORY_TYPES = ("recommendation", "insight", "event", "feedback", "discussion")
+KEY_SEPARATOR = "\x1f"  # cannot occur in a folded entity (only letters, digits and spaces do)
+# Share of the shorter summary's stemmed words the two summaries must have in common to be the
+# same statement: "Recommended baroque pop album" / "Recommended for its baroque pop" share 3 of 3.
+SUMMARY_OVERLAP = 1 / 3
+_MEMORY_ID = re.compile(r"^mem_[0-9a-f]{24}$")
+
+
+def new_memory_id() -> str:
+    return "mem_" + uuid.uuid4().hex[:24]
+
+
+def is_memory_id(text: str) -> bool:
+    return bool(_MEMORY_ID.fullmatch(text))
+
+
+def memory_key(user_id: int, memory_id: str) -> str:
+    return f"{user_id}:{memory_id}"
+
+
+def folded_entity(entity: str) -> str:
+    found = words(entity)
+    if found:
+        return " ".join(found)
+    every = re.findall(r"[a-z0-9]+", fold(entity))  # only articles: "The The"
+    return " ".join(every) if every else " ".join(fold(entity).split())
+
+
+def entity_key(entities: list[str]) -> str:
+    """The folded entities as a set: order and repeats do not make a memory different."""
+    return KEY_SEPARATOR.join(sorted({folded_entity(e) for e in entities}))
+
+
+def summary_terms(summary: str) -> frozenset[str]:
+    return frozenset(terms(summary))
+
+
+def summaries_overlap(first: str, second: str) -> bool:
+    a, b = summary_terms(first), summary_terms(second)
+    if not a or not b:  # a summary of stop words only overlaps only a same one
+        return fold(first).strip() == fold(second).strip()
+    return len(a & b) / min(len(a), len(b)) >= SUMMARY_OVERLAP
