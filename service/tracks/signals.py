@@ -33,9 +33,12 @@ async def kept_counts(db: Database, user_id: int) -> Counter[str]:
 
 
 async def played_counts(db: Database, user_id: int) -> Counter[str]:
-    """Plays per track. Hook: nothing stores plays yet; the typed-memories issue adds
-    ``memory_log_plays``, and its per-track counts go here (same shape: track_id → count)."""
-    return Counter()
+    """Plays per track_id logged with ``memory_log_plays`` (plays logged without a track_id
+    name no catalog track and are not counted)."""
+    # Imported here: the memories package folds names with this package's text module.
+    from service.memories.plays import plays_per_track
+
+    return await plays_per_track(db, user_id)
 
 
 async def signals_of(db: Database, user_id: int) -> Signals:
