@@ -48,12 +48,15 @@ class MemoryStore:
         if self._cache is not None:
             self._cache.forget(user_id)
 
-    async def index_of(self, user_id: int) -> MemoryIndex:
-        """The user's memories, analysed (kept between calls on the embedded engine only)."""
+    async def index_of(self, user_id: int, narrowed: dict[str, Any] | None = None) -> MemoryIndex:
+        """The user's memories, analysed (kept between calls on the embedded engine only). On real
+        MongoDB, ``narrowed`` (extra equality/range conditions) lets the server's indexes select
+        only the memories the call can use."""
         if self._cache is not None and (index := self._cache.get(user_id)) is not None:
             return index
         generation = self._cache.generation(user_id) if self._cache is not None else 0
-        docs = await self._db.memories.find({"user_id": user_id}, STORED_ONLY)
+        query = {"user_id": user_id, **(narrowed if self._cache is None and narrowed else {})}
+        docs = await self._db.memories.find(query, STORED_ONLY)
         index = MemoryIndex()
         for start in range(0, len(docs), LOAD_SLICE):
             for doc in docs[start:start + LOAD_SLICE]:
@@ -105,7 +108,8 @@ class MemoryStore:
             async with self._locks.held(user_id):
                 previous = None
                 if not skip_dedup:
-                    candidates = (await self.index_of(user_id)).with_key(memory_type, key)
+                    index = await self.index_of(user_id, {"type": memory_type, "entity_key": key})
+                    candidates = index.with_key(memory_type, key)
                     previous = dedup.restated(candidates, summary, moment)
                 if previous is not None:
                     doc = await self._restate(user_id, previous, summary, importance, metadata, moment, now)
@@ -156,7 +160,7 @@ class MemoryStore:
         now = utc_now()
         filters = Filters(memory_type, now - timedelta(days=since_days) if since_days is not None else None,
                           importance_min)
-        index = await self.index_of(user_id)
+        index = await self.index_of(user_id, filters.narrowed())
         rows = [query_row(doc, now, score) for score, doc in ranked(index, entity, text, filters, limit)]
         return {"user_id": user_id, "memories": rows}
 

@@ -29,6 +29,17 @@ class Filters:
     since: datetime | None = None
     importance_min: int | None = None
 
+    def narrowed(self) -> dict[str, Any]:
+        """The same filters as a query, for a store that selects by index (real MongoDB)."""
+        query: dict[str, Any] = {}
+        if self.memory_type is not None:
+            query["type"] = self.memory_type
+        if self.importance_min is not None:
+            query["importance"] = {"$gte": self.importance_min}
+        if self.since is not None:
+            query["timestamp"] = {"$gte": self.since}
+        return query
+
     def admit(self, doc: dict[str, Any]) -> bool:
         return ((self.memory_type is None or doc["type"] == self.memory_type)
                 and (self.importance_min is None or doc["importance"] >= self.importance_min)
