@@ -170,3 +170,14 @@ async def test_search_finds_memories_and_export_import_delete_keep_or_remove_the
         assert again["deduplicated"] and again["memory_id"] == ids["zombies_rec"]
         assert (await call.ok("memory_search", {"user_id": ALICE, "query": "folklore"}))["results"][0]["id"] == ids["swift"]
         assert (await call.ok("memory_query", {"user_id": BOB}))["memories"][0]["summary"] == "Bob's own"
+
+
+async def test_a_user_with_only_memories_is_listed_and_stays_listed_after_a_restart(settings: Settings) -> None:
+    async with connected(settings) as call:
+        await call.ok("memory_add", {**memory(), "user_id": 7})
+        listed = {u["user_id"] for u in (await call.ok("ops_list_users", {}))["users"]}
+    assert 7 in listed
+    async with connected(settings) as call:  # counters recounted from the records at start-up
+        assert 7 in {u["user_id"] for u in (await call.ok("ops_list_users", {}))["users"]}
+        await call.ok("memory_delete_user_data", {"user_id": 7, "confirm": True})
+        assert 7 not in {u["user_id"] for u in (await call.ok("ops_list_users", {}))["users"]}
