@@ -27,6 +27,7 @@ from service.audit.watcher import watching_audit
 from service.auth import RateLimiter, TokenStore
 from service.memory import MemoryService
 from service.loop_lag import watching_loop_lag
+from service.memories.aging import aging_periodically
 from service.metrics import CONTENT_TYPE, ToolMetrics
 from service.search.warmup import warming_search
 from service.settings import LOOPBACK_HOSTS, Settings
@@ -77,6 +78,8 @@ async def background_work(service: MemoryService, settings: Settings) -> AsyncIt
             service.build_search_index, settings.search_warmup and service.database.engine == "embedded"))
         # MEMORY_AUDIT_RETENTION_DAYS: the TTL index on MongoDB, an hourly purge on embedded.
         await stack.enter_async_context(retaining_audit(service.database, settings.audit_retention_days))
+        # MEMORY_AGING_INTERVAL_S: typed memories fade; the first run one interval (an hour at most) after start.
+        await stack.enter_async_context(aging_periodically(service.aging, settings.aging_interval_s))
         yield
 
 

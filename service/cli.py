@@ -1,4 +1,4 @@
-"""``memory-service``: serve, seed, export and import. Every flag also reads ``MEMORY_…``."""
+"""``memory-service``: serve, seed, export, import and age. Every flag also reads ``MEMORY_…``."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TextColumn
+from rich.table import Column, Table
+from rich.text import Text
 
 from models.schema_files import seed_profile
 from service.app import ServiceHolder, background_work, build_app, running_service
@@ -21,6 +23,7 @@ from service.errors import DataDirectoryLocked, MemoryServiceError
 from service.logging_setup import configure_logging
 from service.settings import Settings
 from service.storage.lockfile import DataDirLock
+from service.timeutil import parse_iso
 
 
 def _environment_help() -> str:
@@ -201,6 +204,37 @@ def import_command(
     err.print(f"imported for user {target}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
 
+@app.command()
+def age(
+    user_id: Annotated[int | None, typer.Option(min=1, help="Only this user (default: every user)")] = None,
+    now: Annotated[str | None, typer.Option(help="Age as of this RFC 3339 time (default: now)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would change, write nothing")] = False,
+    data_dir: DataDir = None,
+    mongodb_uri: MongoUri = None,
+) -> None:
+    """Age typed memories (importance 5-7 past 30 days: a gist; below 5 past 60 days: removed), recorded."""
+    configure_logging("WARNING")
+    try:
+        moment = parse_iso(now) if now is not None else None
+    except ValueError as exc:
+        _fail(f"--now {now!r}: {exc}")
+
+    async def work(service: Any) -> dict[str, Any]:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
+            task = progress.add_task("aging", total=None)
+            return await service.aging.run(moment, user_id, dry_run, lambda uid, counts: progress.update(
+                task, description=f"user {uid}: {counts['examined']} memories examined"))
+
+    report = _run(_settings(data_dir=data_dir, mongodb_uri=mongodb_uri), work, "age")
+    table = Table("user", Column("memory", overflow="fold"), "action", "rule", "before", "after")
+    for change in report["changes"]:
+        table.add_row(*(Text(str(change[k] or "")) for k in ("user_id", "memory_id", "action", "rule",
+                                                             "before_summary", "after_summary")))
+    Console().print(table)
+    err.print(("dry run, nothing written: " if dry_run else "memories aged: ")
+              + ", ".join(f"{n} {what}" for what, n in report["counts"].items()))
+
+
 tokens_app = typer.Typer(help="Bearer tokens: a token is shown once at creation and stored hashed.",
                          no_args_is_help=True, rich_markup_mode=None)
 app.add_typer(tokens_app, name="token")
@@ -237,9 +271,6 @@ def token_list(data_dir: DataDir = None, token_file: TokenFile = None,
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
-    from rich.table import Table
-    from rich.text import Text
-
     table = Table("token id", "role", "users", "label", "created", "revoked")
     for row in rows:
         # Labels are free text: a cell shows them literally ("[prod]" is not a style).

@@ -14,6 +14,8 @@ from service import export, user_stats, users
 from service.audit.trail import list_entries
 from service.idempotency import request_hash
 from service.limits import require_at_most
+from service.memories import MemoryStore
+from service.memories.aging import AgingService
 from service.importer import import_user
 from service.insights import InsightService
 from service.ledger.listing import list_playlists
@@ -43,6 +45,8 @@ class MemoryService:
         self.moves = LedgerMoves(db, settings, self._writer, self._reader, self._search)
         self.tracks = TrackService(db, settings, self._search)
         self.insights = InsightService(db, settings)
+        self.memories = MemoryStore(db, settings, self._search)
+        self.aging = AgingService(db, self.memories)
 
     @property
     def database(self) -> Database:
