@@ -10,6 +10,7 @@ engine's ``user_reloaded`` calls back).
 from __future__ import annotations
 
 import asyncio
+from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -86,6 +87,11 @@ class MemoryStore:
                 self._cache.keep(user_id, index, self._cache.generation(user_id))
         self._search.memories_removed(user_id, memory_ids)
 
+    def held(self, user_id: int) -> AbstractAsyncContextManager[None]:
+        """The user's memory lock: whoever decides from a memory as stored and then writes it
+        (a restatement, aging) holds it, so neither acts on what the other just changed."""
+        return self._locks.held(user_id)
+
     async def get(self, user_id: int, memory_id: str) -> dict[str, Any]:
         """The stored memory, or MemoryNotFound (another user's id is not found either)."""
         doc = None
@@ -105,7 +111,7 @@ class MemoryStore:
         moment = timestamp or now
         key = entity_key(entities)
         try:
-            async with self._locks.held(user_id):
+            async with self.held(user_id):
                 previous = None
                 if not skip_dedup:
                     index = await self.index_of(user_id, {"type": memory_type, "entity_key": key})

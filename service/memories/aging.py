@@ -172,7 +172,7 @@ class _UserAging:
                 continue
             # memory_add's lock: no restatement between the decision, taken again on the stored
             # memory (the cached copy may trail another process's write), and the change.
-            async with self.store._locks.held(self.user_id):
+            async with self.store.held(self.user_id):
                 try:
                     stored = await self.store.get(self.user_id, doc["memory_id"])
                 except MemoryNotFound:  # gone meanwhile (its user's data deleted)

@@ -105,6 +105,9 @@ async def import_memories(db: Database, user_id: int, merged: dict[str, Any], co
         if not (isinstance(body.get("aging_id"), str) and isinstance(body.get("memory_id"), str)):
             raise InvalidArgument("an aging record in the export is malformed", {"field": "memory_aging"})
         doc = _dates({k: v for k, v in body.items() if k != "aging_id"}, "aged_at", "recorded_at")
+        for side in ("before", "after"):  # the memory views keep their dates as dates too
+            if isinstance(doc.get(side), dict):
+                doc[side] = _dates(doc[side], "timestamp", "last_seen_at", "validated_at")
         await db.memory_aging.insert_one({**doc, "_id": f"{user_id}:{body['aging_id']}", "user_id": user_id,
                                           "written_by": written_by()})
         counts["memory_aging"] += 1
