@@ -41,6 +41,7 @@ import pytest
 
 from service.ledger.keys import head_id
 from service.storage.collection import TrackedCollection
+from tests.service.user_scoped_memories import memories_scenario
 from tests.support import Caller, EnvelopeCaller, connected, playlist, track
 
 REPO = Path(__file__).resolve().parents[2]
@@ -406,9 +407,13 @@ async def _reads(call: RecordingCaller, service: Any) -> None:
     await call.ok("memory_log_playlist_mutation", {"user_id": USER, "playlist_id": P[3], "type": "UPDATE_META",
                                                    "payload": {"description": "rolled forward"}, "timestamp": at(60)})
     await _moves(call)
+    await memories_scenario(call, USER, OTHER)
 
 
 async def _export_delete_import(call: RecordingCaller, recorder: Recorder, service: Any) -> None:
+    with recorder.during("cli: memory-service age --user-id"):
+        aged = await service.aging.run(user_id=USER)
+    assert aged["counts"]["compressed"] == 1 and aged["counts"]["removed"] == 1, aged["counts"]
     parts, cursor = [], None
     while True:
         arguments: dict[str, Any] = {"user_id": USER}
@@ -428,6 +433,9 @@ async def _export_delete_import(call: RecordingCaller, recorder: Recorder, servi
     with recorder.during("cli: memory-service import"):
         counts = await service.import_user_data(parts, USER)
     assert counts["playlists"] == 7  # six logged, one forked
+    buckets = sum(len(p["plays"]) for p in parts) + sum(c["section"] == "play_bucket" and c["index"] == 0
+                                                       for p in parts for c in p["chunks"])
+    assert (counts["memories"], counts["play_buckets"], counts["memory_aging"]) == (2, buckets, 2), counts
     await call.ok("memory_get_playlists", {"user_id": USER, "limit": 50})
     await call.ok("memory_search", {"user_id": USER, "query": "deeper focus"})
     # Operators' tools (exempt, recorded for the record).
