@@ -15,6 +15,7 @@ from service.audit.trail import list_entries
 from service.idempotency import request_hash
 from service.limits import require_at_most
 from service.memories import MemoryStore
+from service.memories.followups import FollowUpService
 from service.memories.aging import AgingService
 from service.importer import import_user
 from service.insights import InsightService
@@ -46,6 +47,7 @@ class MemoryService:
         self.tracks = TrackService(db, settings, self._search)
         self.insights = InsightService(db, settings)
         self.memories = MemoryStore(db, settings, self._search)
+        self.followups = FollowUpService(db, settings, self.memories)
         self.aging = AgingService(db, self.memories)
 
     @property

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from service.auth import Access
 from tools import handlers
+from tools.followup_tools import FOLLOWUP_SPECS
 from tools.insight_tools import INSIGHT_SPECS
 from tools.memory_tools import MEMORY_SPECS
 from tools.move_tools import MOVE_SPECS
@@ -133,4 +134,4 @@ PRD_SPECS: list[ToolSpec] = [
     ),
 ]
 
-TOOL_SPECS: list[ToolSpec] = PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS
+TOOL_SPECS: list[ToolSpec] = PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS + FOLLOWUP_SPECS
