@@ -52,6 +52,9 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_add": {"user_id": user_id, "type": "insight", "entities": ["Polka"], "summary": "Loves polka",
                        "importance": 8},
         "memory_query": {"user_id": user_id, "entity": "polka"},
+        "memory_log_plays": {"user_id": user_id, "plays": [{"artist": "Polka Band", "played_at": "2025-01-01T00:00:00Z"}]},
+        "memory_validate_recommendation": {"user_id": user_id, "memory_id": "mem_" + "0" * 24},
+        "memory_open_followups": {"user_id": user_id},
     }
 
 

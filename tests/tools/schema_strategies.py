@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 IGNORED = {"$schema", "$id", "title", "description", "default", "examples", "$comment"}
 SUPPORTED = IGNORED | {
     "type", "properties", "required", "additionalProperties", "enum", "const", "minLength", "maxLength",
-    "minimum", "maximum", "minItems", "maxItems", "items", "format", "allOf", "if", "then",
+    "minimum", "maximum", "minItems", "maxItems", "items", "format", "allOf", "if", "then", "pattern",
 }
 Hints = Mapping[str, st.SearchStrategy[Any]]  # property name ("name[]" for its items) → extra values
 
@@ -106,6 +106,8 @@ def _string(schema: dict[str, Any]) -> st.SearchStrategy[str]:
         return st.uuids().map(str)
     if fmt is not None:
         raise UnsupportedSchema(f"string format {fmt!r} is not generated; extend schema_strategies")
+    if "pattern" in schema:  # the schemas' patterns are anchored and bound their own length
+        return st.from_regex(schema["pattern"], fullmatch=True)
     low = schema.get("minLength", 0)
     return st.text(min_size=low, max_size=schema.get("maxLength", low + 40))
 
@@ -197,6 +199,7 @@ def violations(schema: dict[str, Any]) -> list[Any]:
     if "string" in kinds:
         out += ["x" * (schema["minLength"] - 1)] if schema.get("minLength", 0) > 0 else []
         out += ["x" * (schema["maxLength"] + 1)] if "maxLength" in schema else []
+        out += ["\x00", "~" * 3] if "pattern" in schema else []
         if schema.get("format") in ("date-time", "uuid"):
             out += ["yesterday", "2025-02-30T00:00:00Z", "2025-01-01T00:00:00", "2025-01-01", "not-a-uuid"]
     if "array" in kinds:

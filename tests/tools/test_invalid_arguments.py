@@ -181,6 +181,10 @@ BASELINES: dict[str, dict[str, Any]] = {
                    "timestamp": "2026-01-01T00:00:00Z", "skip_dedup": True},
     "memory.query": {"user_id": 1, "entity": "polka band", "text": "polka", "type": "recommendation", "since_days": 30,
                      "importance_min": 5, "limit": 5},
+    "memory.log_plays": {"user_id": 1, "plays": [{"artist": "Polka Band", "track": "Polka Time", "album": "Polka",
+                                                  "track_id": track(3), "played_at": "2020-01-01T00:00:00Z"}]},
+    "memory.validate_recommendation": {"user_id": 1, "memory_id": "mem_" + "0" * 24},  # a live one at the end
+    "memory.open_followups": {"user_id": 1, "limit": 10},
 }
 
 # Valid payloads of memory.log_playlist_mutation per type (every optional payload field present).
@@ -322,13 +326,18 @@ async def _state(call: Any) -> dict[str, Any]:
 
 
 async def _live_baseline(call: Any, prd_name: str) -> dict[str, Any]:
-    """The baseline, with what only exists once the store holds it: a redo names a real UNDO."""
+    """The baseline, with what only exists once the store holds it: a redo names a real UNDO, a
+    validation a real recommendation."""
     arguments = copy.deepcopy(BASELINES[prd_name])
     if prd_name == "memory.undo_last_mutation":
         await call.ok("memory_log_playlist_mutation", {"user_id": 1, "playlist_id": EXISTING, "type": "ADD_TRACKS",
                                                         "payload": {"track_ids": [track(5)]}})
         undone = await call.ok("memory_undo_last_mutation", {"user_id": 1, "playlist_id": EXISTING})
         arguments["event_id"] = undone["event_id"]
+    if prd_name == "memory.validate_recommendation":
+        arguments["memory_id"] = (await call.ok("memory_add", {
+            "user_id": 1, "type": "recommendation", "entities": ["Polka Band"], "summary": "Recommended polka",
+            "importance": 8}))["memory_id"]
     return arguments
 
 

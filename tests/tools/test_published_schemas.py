@@ -49,6 +49,8 @@ DESCRIBED_ARRAYS = {
     "memory.feedback_summary": ["groups"],
     "memory.add": ["memory/entities"],
     "memory.query": ["memories"],
+    "memory.validate_recommendation": ["recommendation/entities"],
+    "memory.open_followups": ["followups"],
 }
 
 
@@ -211,6 +213,16 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
     "memory.query": lambda rows: {"user_id": 1, "memories": [
         {"memory_id": MEMORY_ID, "timestamp": ISO, "type": "event", "entities": ["e"], "summary": "s", "importance": 7,
          "days_ago": i, "fuzzy": False, "seen_count": 1, "metadata": {}, "score": 1.0} for i in range(rows)]},
+    "memory.validate_recommendation": lambda rows: {
+        "user_id": 1, "memory_id": MEMORY_ID,
+        "recommendation": {"entities": [f"e{i}" for i in range(rows)], "summary": "s", "recommended_at": ISO,
+                           "days_since": 3, "check_after_days": 7},
+        "validation": {"plays_since_rec": rows, "plays_before_rec": 0, "user_heard_before": False,
+                       "first_play_after": ISO, "matched_on": "work", "plays_logged": True},
+        "follow_up_suggestion": "f"},
+    "memory.open_followups": lambda rows: {"user_id": 1, "total": rows, "followups": [
+        {"memory_id": MEMORY_ID, "entities": ["e"], "summary": "s", "recommended_at": ISO, "days_since": 9,
+         "check_after_days": 7, "due_at": ISO} for _ in range(rows)]},
     "memory.feedback_summary": lambda rows: {
         "as_of": ISO, "truncated": False,
         "totals": {"preference_events": 2 * rows, "profile_patches": 0, "groups": rows, "recurring_groups": rows},
