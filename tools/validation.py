@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import uuid
+from collections.abc import Callable
 from functools import cache
 from itertools import islice
 from typing import Any
@@ -36,24 +38,62 @@ def _is_integer(checker: object, value: object) -> bool:
 
 
 _PLAIN_STRING_KEYS = {"type", "minLength", "maxLength"}
+_FLAT_FIELD_KEYS = {"type", "minLength", "maxLength", "format", "description"}
+_FLAT_OBJECT_KEYS = {"type", "additionalProperties", "required", "properties", "description"}
 _items = Draft202012Validator.VALIDATORS["items"]
+Check = Callable[[Any], bool]
 
 
-def _items_of_plain_strings(validator: Any, items: Any, instance: Any, schema: dict[str, Any]) -> Any:
-    """``items``, with a shortcut for arrays of bounded strings (track IDs): one pass over the list
-    instead of a sub-validation per item (a 5,000-track list: ~1 ms instead of ~60 ms). The
-    standard rule runs whenever the shortcut does not apply or finds a bad item, so the errors
-    reported are jsonschema's own."""
-    if (isinstance(items, dict) and items.get("type") == "string" and set(items) <= _PLAIN_STRING_KEYS
-            and isinstance(instance, list) and not schema.get("prefixItems")):
-        low, high = items.get("minLength", 0), items.get("maxLength", math.inf)
-        if all(type(x) is str and low <= len(x) <= high for x in instance):
-            return
+def _string_check(rule: dict[str, Any]) -> Check | None:
+    """A one-call check of a bounded (optionally nullable, optionally date-time) string, or None
+    when the rule says more than that."""
+    if not set(rule) <= _FLAT_FIELD_KEYS or rule.get("format") not in (None, "date-time"):
+        return None
+    kinds = rule.get("type")
+    kinds = {kinds} if isinstance(kinds, str) else set(kinds or ())
+    if not kinds or not kinds <= {"string", "null"} or "string" not in kinds:
+        return None
+    low, high, nullable = rule.get("minLength", 0), rule.get("maxLength", math.inf), "null" in kinds
+    dated = rule.get("format") == "date-time"
+    return lambda v: (v is None and nullable) or (type(v) is str and low <= len(v) <= high
+                                                  and (not dated or is_rfc3339(v)))
+
+
+@cache
+def _flat_object_check(items_key: str) -> Check | None:
+    """A check of an object of such strings (a play: artist, track, album, track id, time)."""
+    items = json.loads(items_key)
+    if (items.get("type") != "object" or items.get("additionalProperties") is not False
+            or not set(items) <= _FLAT_OBJECT_KEYS):
+        return None
+    fields = {name: _string_check(rule) for name, rule in items.get("properties", {}).items()}
+    if any(check is None for check in fields.values()):
+        return None
+    required = set(items.get("required", ()))
+    return lambda v: (type(v) is dict and required <= v.keys()
+                      and all(name in fields and fields[name](value) for name, value in v.items()))
+
+
+def _items_shortcut(validator: Any, items: Any, instance: Any, schema: dict[str, Any]) -> Any:
+    """``items``, with a shortcut for arrays of bounded strings (track IDs) and of flat objects of
+    them (plays): one pass over the list instead of a sub-validation per item and field (5,000
+    track IDs: ~1 ms instead of ~60 ms; 1,000 plays: a few ms instead of ~100 ms). The standard
+    rule runs whenever the shortcut does not apply or finds a bad item, so the errors reported are
+    jsonschema's own."""
+    if isinstance(items, dict) and isinstance(instance, list) and not schema.get("prefixItems"):
+        if items.get("type") == "string" and set(items) <= _PLAIN_STRING_KEYS:
+            low, high = items.get("minLength", 0), items.get("maxLength", math.inf)
+            if all(type(x) is str and low <= len(x) <= high for x in instance):
+                return
+        elif items.get("type") == "object":
+            check = _flat_object_check(json.dumps(items, sort_keys=True))
+            if check is not None and all(check(x) for x in instance):
+                return
     yield from _items(validator, items, instance, schema)
 
 
 StrictIntegers = validators.extend(
-    Draft202012Validator, validators={"items": _items_of_plain_strings},
+    Draft202012Validator, validators={"items": _items_shortcut},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 
@@ -99,6 +139,8 @@ def storage_problem(value: Any, path: str = "", depth: int = 0) -> tuple[str, st
     if isinstance(value, float):
         return None if math.isfinite(value) else (where, "numbers must be finite (no NaN or Infinity)")
     if isinstance(value, str):
+        if value.isascii():  # nothing to encode: the common case, and cheap
+            return None
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
