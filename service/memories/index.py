@@ -15,6 +15,7 @@ from typing import Any
 
 from service.memories.keys import summary_terms
 from service.search.analysis import stem
+from service.timeutil import as_utc
 from service.tracks.text import words
 
 CACHED_USERS = 128
@@ -25,12 +26,14 @@ class Analysed:
     doc: dict[str, Any]
     entity_words: list[list[str]]  # per entity, its folded words (articles dropped)
     terms: frozenset[str]  # stems of the summary and the entities
+    moment: float  # the timestamp as POSIX seconds: filters and ranking compare it without converting
 
 
 def analyse(doc: dict[str, Any]) -> Analysed:
     entity_words = [words(e) or [w for w in e.casefold().split() if w] for e in doc["entities"]]
     entity_terms = {stem(w) for ws in entity_words for w in ws}
-    return Analysed(doc, entity_words, summary_terms(doc["summary"]) | entity_terms)
+    return Analysed(doc, entity_words, summary_terms(doc["summary"]) | entity_terms,
+                    as_utc(doc["timestamp"]).timestamp())
 
 
 @dataclass
@@ -38,6 +41,7 @@ class MemoryIndex:
     by_id: dict[str, Analysed] = field(default_factory=dict)
     by_key: defaultdict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
     vocabulary: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # entity word → ids
+    postings: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # term → ids
 
     def put(self, doc: dict[str, Any]) -> None:
         self.remove(doc["memory_id"])
@@ -47,6 +51,8 @@ class MemoryIndex:
         for entity in analysed.entity_words:
             for word in entity:
                 self.vocabulary[word].add(doc["memory_id"])
+        for term in analysed.terms:
+            self.postings[term].add(doc["memory_id"])
 
     def remove(self, memory_id: str) -> None:
         old = self.by_id.pop(memory_id, None)
@@ -63,6 +69,12 @@ class MemoryIndex:
                     ids.discard(memory_id)
                     if not ids:
                         del self.vocabulary[word]
+        for term in old.terms:
+            ids = self.postings.get(term)
+            if ids is not None:
+                ids.discard(memory_id)
+                if not ids:
+                    del self.postings[term]
 
     def with_key(self, memory_type: str, key: str) -> list[dict[str, Any]]:
         return [self.by_id[m].doc for m in self.by_key.get((memory_type, key), ())]

@@ -10,6 +10,7 @@ by stemmed words: the share of the asked words present. Both given, a memory mus
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,7 +18,6 @@ from typing import Any
 
 from service.memories.index import Analysed, MemoryIndex
 from service.search.analysis import stem, terms
-from service.timeutil import as_utc
 from service.tracks.text import similarity, weight, words
 
 ENTITY_COVERAGE_MIN = 0.6  # share of the asked entity's words one memory entity must hold
@@ -40,10 +40,11 @@ class Filters:
             query["timestamp"] = {"$gte": self.since}
         return query
 
-    def admit(self, doc: dict[str, Any]) -> bool:
+    def admit(self, memory: Analysed) -> bool:
+        doc = memory.doc
         return ((self.memory_type is None or doc["type"] == self.memory_type)
                 and (self.importance_min is None or doc["importance"] >= self.importance_min)
-                and (self.since is None or as_utc(doc["timestamp"]) >= self.since))
+                and (self.since is None or memory.moment >= self.since.timestamp()))
 
 
 def _word_similarity(asked: str, word: str) -> float:
@@ -77,13 +78,20 @@ def text_score(asked_terms: list[str], memory: Analysed) -> float:
     return sum(1 for t in asked_terms if t in memory.terms) / len(asked_terms)
 
 
-def _candidates(index: MemoryIndex, matches: dict[str, dict[str, float]] | None) -> Iterable[Analysed]:
-    if matches is None:
-        return index.by_id.values()
+def _candidates(index: MemoryIndex, matches: dict[str, dict[str, float]] | None,
+                asked_terms: list[str]) -> Iterable[Analysed]:
+    """Memories that can score: holding a matched entity word (entity asked), else one of the
+    asked terms (text asked), else all."""
     ids: set[str] = set()
-    for words_found in matches.values():
-        for word in words_found:
-            ids |= index.vocabulary[word]
+    if matches is not None:
+        for words_found in matches.values():
+            for word in words_found:
+                ids |= index.vocabulary[word]
+    elif asked_terms:
+        for term in asked_terms:
+            ids |= index.postings.get(term, set())
+    else:
+        return index.by_id.values()
     return (index.by_id[m] for m in ids)
 
 
@@ -97,9 +105,9 @@ def ranked(index: MemoryIndex, entity: str | None, text: str | None, filters: Fi
     if (entity and not asked) or (text and not asked_terms):
         return []
     matches = _vocabulary_matches(index, asked) if asked else None
-    scored: list[tuple[float, dict[str, Any]]] = []
-    for memory in _candidates(index, matches):
-        if not filters.admit(memory.doc):
+    scored: list[tuple[float, Analysed]] = []
+    for memory in _candidates(index, matches, asked_terms):
+        if not filters.admit(memory):
             continue
         parts = []
         if asked:
@@ -108,7 +116,7 @@ def ranked(index: MemoryIndex, entity: str | None, text: str | None, filters: Fi
             parts.append(text_score(asked_terms, memory))
         if any(p <= 0 for p in parts):
             continue
-        scored.append((sum(parts) / len(parts) if parts else 1.0, memory.doc))
-    scored.sort(key=lambda s: (-round(s[0], 2), -s[1]["importance"], -as_utc(s[1]["timestamp"]).timestamp(),
-                               s[1]["memory_id"]))
-    return scored[:limit]
+        scored.append((sum(parts) / len(parts) if parts else 1.0, memory))
+    best = heapq.nsmallest(limit, scored, key=lambda s: (-round(s[0], 2), -s[1].doc["importance"], -s[1].moment,
+                                                          s[1].doc["memory_id"]))
+    return [(score, memory.doc) for score, memory in best]
