@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Coroutine
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any
+
+log = logging.getLogger("taste_memory")
 
 
 @contextlib.asynccontextmanager
@@ -18,3 +21,17 @@ async def in_background(work: Coroutine[Any, Any, None], name: str) -> AsyncIter
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def repeating(work: Callable[[], Awaitable[None]], every: float, first_after: float, what: str) -> None:
+    """Run ``work`` after ``first_after`` seconds, then every ``every`` seconds, for ever (until
+    cancelled); a failed run is logged and the next period tries again."""
+    await asyncio.sleep(first_after)
+    while True:
+        try:
+            await work()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("%s failed; retrying at the next period", what)
+        await asyncio.sleep(every)

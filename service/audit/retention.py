@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from pymongo import ASCENDING, IndexModel
 
-from service.background import in_background
+from service.background import in_background, repeating
 from service.storage.collection import TrackedCollection
 from service.timeutil import utc_now
 
@@ -108,18 +108,11 @@ async def retaining_audit(database: Database, days: int, every: float = PURGE_EV
         yield None
         return
 
-    async def purge_periodically() -> None:
-        while True:
-            try:
-                purged = await purge_expired(database.audit_log, now() - timedelta(days=days))
-                if purged:
-                    await database.commit_async()
-                    log.info("audit retention: %d entries older than %d days deleted", purged, days)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("audit retention purge failed; retrying at the next period")
-            await asyncio.sleep(every)
+    async def purge_once() -> None:
+        purged = await purge_expired(database.audit_log, now() - timedelta(days=days))
+        if purged:
+            await database.commit_async()
+            log.info("audit retention: %d entries older than %d days deleted", purged, days)
 
-    async with in_background(purge_periodically(), "audit-retention") as task:
+    async with in_background(repeating(purge_once, every, 0, "audit retention purge"), "audit-retention") as task:
         yield task

@@ -45,6 +45,11 @@ class MemoryStore:
         search.on_user_reloaded(self.forget_user)
 
     # -- the analysed copy -------------------------------------------------------------------------
+    @property
+    def kept_between_calls(self) -> bool:
+        """Whether the analysed copy is kept between calls (the embedded engine) or read anew."""
+        return self._cache is not None
+
     def forget_user(self, user_id: int) -> None:
         if self._cache is not None:
             self._cache.forget(user_id)

@@ -43,7 +43,7 @@ from typing import Any
 
 from service import user_stats
 from service.audit.origin import CallOrigin, acting_as, new_request_id, written_by
-from service.background import in_background
+from service.background import in_background, repeating
 from service.errors import MemoryNotFound
 from service.memories import MemoryStore
 from service.memories.views import memory_view
@@ -237,19 +237,12 @@ async def aging_periodically(aging: AgingService, every: float) -> AsyncIterator
         yield None
         return
 
-    async def age_periodically() -> None:
-        await asyncio.sleep(min(every, FIRST_RUN_AFTER_S))
-        while True:
-            try:
-                with acting_as(CallOrigin("local", "aging", new_request_id())):
-                    counts = (await aging.run())["counts"]
-                log.info("memory aging: %d memories examined, %d compressed, %d removed, %d kept",
-                         counts["examined"], counts["compressed"], counts["removed"], counts["kept"])
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("memory aging failed; retrying at the next period")
-            await asyncio.sleep(every)
+    async def age_once() -> None:
+        with acting_as(CallOrigin("local", "aging", new_request_id())):
+            counts = (await aging.run())["counts"]
+        log.info("memory aging: %d memories examined, %d compressed, %d removed, %d kept",
+                 counts["examined"], counts["compressed"], counts["removed"], counts["kept"])
 
-    async with in_background(age_periodically(), "memory-aging") as task:
+    async with in_background(repeating(age_once, every, min(every, FIRST_RUN_AFTER_S), "memory aging"),
+                             "memory-aging") as task:
         yield task

@@ -5,7 +5,6 @@ server's periodic task."""
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import itertools
 import logging
 from datetime import timedelta
@@ -17,14 +16,13 @@ import pytest
 from service.app import ServiceHolder, background_work, running_service
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.errors import StorageUnavailable
-from service.memories import MemoryStore
 from service.memories.aging import (RULE_GIST, RULE_REMOVE, age_memories, aging_periodically, first_sentence, gist,
                                     record_id)
-from service.search import SearchEngine
 from service.settings import Settings
-from service.storage import Database, open_database
+from service.storage import Database
 from service.timeutil import format_iso, utc_now
 from tests.e2e.server_process import run_cli
+from tests.memories.engines import stores_on_both_paths
 from tests.support import Caller, connected
 
 ALICE, BOB = 1, 2
@@ -90,15 +88,11 @@ async def test_the_uncached_path_of_real_mongodb_ages_the_same(tmp_path: Path) -
     cases = [(10, 1000 * DAY), (8, 400 * DAY), (7, 30 * DAY + MS), (7, 30 * DAY), (5, 31 * DAY), (6, DAY),
              (4, 60 * DAY + MS), (4, 60 * DAY), (4, 45 * DAY), (1, 61 * DAY)]
     outcomes = []
-    for engine in ("embedded", "mongodb"):
-        settings = Settings(data_dir=tmp_path / engine)
-        async with open_database(settings) as db:
-            told = dataclasses.replace(db, engine=engine)
-            store = MemoryStore(told, settings, SearchEngine(told))
-            made = {(await store.add(ALICE, "event", [f"Band {n}"], f"Gig {n}.", importance, None, NOW - age, True))
-                    ["memory_id"]: n for n, (importance, age) in enumerate(cases)}
-            report = await age_memories(told, store, NOW)
-            outcomes.append((sorted((made[c["memory_id"]], c["action"]) for c in report["changes"]), report["counts"]))
+    async for _, told, _, store in stores_on_both_paths(tmp_path):
+        made = {(await store.add(ALICE, "event", [f"Band {n}"], f"Gig {n}.", importance, None, NOW - age, True))
+                ["memory_id"]: n for n, (importance, age) in enumerate(cases)}
+        report = await age_memories(told, store, NOW)
+        outcomes.append((sorted((made[c["memory_id"]], c["action"]) for c in report["changes"]), report["counts"]))
     assert outcomes[0] == outcomes[1]
     assert outcomes[0] == ([(2, "compressed"), (4, "compressed"), (6, "removed"), (9, "removed")],
                            {"examined": 10, "compressed": 2, "removed": 2, "kept": 6})

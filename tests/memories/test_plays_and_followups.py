@@ -5,19 +5,18 @@ that leaks nothing, and the follow-ups that are due, oldest first, until validat
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from service.memories import MemoryStore, plays as plays_module
+from service.memories import plays as plays_module
 from service.memories.followups import FollowUpService
-from service.search import SearchEngine
 from service.settings import Settings
-from service.storage import open_database
+
 from service.timeutil import as_utc, format_iso
 from service.tracks.signals import played_counts
+from tests.memories.engines import stores_on_both_paths
 from tests.support import connected, track
 from tests.tools.contract import assert_valid_error, assert_valid_success
 
@@ -285,16 +284,12 @@ async def test_open_followups_read_the_same_without_the_kept_copy(tmp_path: Any)
     """On real MongoDB nothing is kept between calls and only open recommendations are read (a
     narrowed query); driven on the embedded storage told it is MongoDB, the answers are the same."""
     answers = []
-    for engine in ("embedded", "mongodb"):
-        settings = Settings(data_dir=tmp_path / engine)
-        async with open_database(settings) as db:
-            told = dataclasses.replace(db, engine=engine)
-            store = MemoryStore(told, settings, SearchEngine(told))
-            followups = FollowUpService(told, settings, store)
-            ids = [(await store.add(ALICE, kind, [name], name, 8, None, NOW - timedelta(days=days), True))["memory_id"]
-                   for kind, name, days in (("recommendation", "A", 20), ("recommendation", "B", 9),
-                                            ("insight", "C", 30), ("recommendation", "D", 1))]
-            await followups.validate_recommendation(ALICE, ids[1])
-            answer = await followups.open_followups(ALICE, 10)
-            answers.append([(f["entities"], f["days_since"]) for f in answer["followups"]])
+    async for _, told, settings, store in stores_on_both_paths(tmp_path):
+        followups = FollowUpService(told, settings, store)
+        ids = [(await store.add(ALICE, kind, [name], name, 8, None, NOW - timedelta(days=days), True))["memory_id"]
+               for kind, name, days in (("recommendation", "A", 20), ("recommendation", "B", 9),
+                                        ("insight", "C", 30), ("recommendation", "D", 1))]
+        await followups.validate_recommendation(ALICE, ids[1])
+        answer = await followups.open_followups(ALICE, 10)
+        answers.append([(f["entities"], f["days_since"]) for f in answer["followups"]])
     assert answers[0] == answers[1] == [(["A"], 20)]

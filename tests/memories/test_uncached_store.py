@@ -4,14 +4,11 @@ engine's cached path does. Driven here on the embedded engine's storage, told it
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.memories import MemoryStore
-from service.search import SearchEngine
-from service.settings import Settings
-from service.storage import open_database
+from tests.memories.engines import stores_on_both_paths
 
 NOW = datetime.now(UTC)
 STATEMENTS = [
@@ -41,14 +38,7 @@ async def _answers(store: MemoryStore) -> tuple[list[bool], list[list[tuple[Any,
 
 
 async def test_the_uncached_path_answers_as_the_cached_one(tmp_path: Any) -> None:
-    answers = []
-    for engine in ("embedded", "mongodb"):
-        settings = Settings(data_dir=tmp_path / engine)
-        async with open_database(settings) as db:
-            told = dataclasses.replace(db, engine=engine)
-            store = MemoryStore(told, settings, SearchEngine(told))
-            assert (store._cache is None) == (engine == "mongodb")  # the two paths are really both taken
-            answers.append(await _answers(store))
+    answers = [await _answers(store) async for _, _, _, store in stores_on_both_paths(tmp_path)]
     assert answers[0] == answers[1]
     assert answers[0][0] == [False, True, False, False, False]
     assert [len(rows) for rows in answers[0][1]] == [4, 3, 1, 1, 1, 3, 2, 2]

@@ -6,7 +6,6 @@ the one user (the CLI's ``age --user-id``)."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from tests.support import EnvelopeCaller
 
