@@ -1,64 +1,22 @@
 """Aging of typed memories with a fixed now: every rule at its boundaries, the gist, the dry run,
-idempotence, the records and the audit trail, a retry after an interrupted run, the CLI and the
-server's periodic task."""
+idempotence, the records and the audit trail, a retry after an interrupted run (the CLI and the
+server's periodic task: test_aging_runs)."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import logging
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from service.app import ServiceHolder, background_work, running_service
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.errors import StorageUnavailable
-from service.memories.aging import (RULE_GIST, RULE_REMOVE, age_memories, aging_periodically, first_sentence, gist,
-                                    record_id)
+from service.memories.aging import RULE_GIST, RULE_REMOVE, age_memories, first_sentence, gist, record_id
 from service.settings import Settings
-from service.storage import Database
-from service.timeutil import format_iso, utc_now
-from tests.e2e.server_process import run_cli
+from service.timeutil import format_iso
+from tests.memories.aging_support import ALICE, BOB, DAY, MS, NOW, add, boundary_cases, memories_by_id, snapshot
 from tests.memories.engines import stores_on_both_paths
-from tests.support import Caller, connected
-
-ALICE, BOB = 1, 2
-NOW = utc_now() - timedelta(hours=1)  # the fixed "now" of every run here: every timestamp is in the past
-DAY, MS = timedelta(days=1), timedelta(milliseconds=1)
-_numbers = itertools.count(1)
-
-
-async def add(call: Caller, importance: int, age: timedelta, user_id: int = ALICE, **fields: Any) -> str:
-    n = next(_numbers)
-    arguments = {"user_id": user_id, "type": "insight", "entities": [f"Artist {n}"],
-                 "summary": f"Listener note {n} about a band. It goes on with detail.", "importance": importance,
-                 "timestamp": format_iso(NOW - age), "skip_dedup": True, **fields}
-    return (await call.ok("memory_add", arguments))["memory_id"]
-
-
-async def boundary_cases(call: Caller, user_id: int = ALICE) -> dict[str, str]:
-    """One memory per rule and boundary, named by what aging at NOW must do to it."""
-    cases = {
-        "keep 10, 3 years": (10, 1000 * DAY), "keep 8, 400 days": (8, 400 * DAY),
-        "gist 7, 30 days + 1 ms": (7, 30 * DAY + MS), "keep 7, exactly 30 days": (7, 30 * DAY),
-        "gist 5, 31 days": (5, 31 * DAY), "keep 5, exactly 30 days": (5, 30 * DAY), "keep 6, 1 day": (6, DAY),
-        "drop 4, 60 days + 1 ms": (4, 60 * DAY + MS), "keep 4, exactly 60 days": (4, 60 * DAY),
-        "keep 4, 45 days": (4, 45 * DAY), "drop 1, 61 days": (1, 61 * DAY),
-    }
-    return {name: await add(call, importance, age, user_id) for name, (importance, age) in cases.items()}
-
-
-async def snapshot(db: Database) -> dict[str, list[dict[str, Any]]]:
-    names = ("memories", "memory_aging", "audit_log", "user_stats")
-    return {name: sorted(await getattr(db, name).find({}), key=lambda d: str(d["_id"])) for name in names}
-
-
-async def memories_by_id(call: Caller) -> dict[str, dict[str, Any]]:
-    rows = (await call.ok("memory_query", {"user_id": ALICE, "limit": 50}))["memories"]
-    return {row["memory_id"]: row for row in rows}
+from tests.support import connected
 
 
 async def test_every_rule_at_its_boundaries(settings: Settings) -> None:
@@ -253,74 +211,3 @@ async def test_a_run_stopped_between_record_and_change_is_retried_without_a_seco
     assert all(format_iso(r["aged_at"]) == format_iso(NOW + DAY) for r in records)  # the run that made it
     assert stats[ALICE]["aging_event_count"] == stats[BOB]["aging_event_count"] == 1
     assert (stats[ALICE]["memory_count"], stats[BOB]["memory_count"]) == (1, 0)
-
-
-async def test_the_age_command_lists_writes_and_refuses_a_bad_now(settings: Settings, tmp_path: Path) -> None:
-    async with connected(settings) as call:
-        ids = {user_id: await boundary_cases(call, user_id) for user_id in (ALICE, BOB)}
-    due = {u: {i for name, i in cases.items() if not name.startswith("keep")} for u, cases in ids.items()}
-
-    def age(*args: str) -> Any:
-        return run_cli(["age", *args], settings, cwd=tmp_path, env={"COLUMNS": "250", "NO_COLOR": "1"})
-
-    bad = age("--now", "yesterday")
-    assert bad.returncode != 0 and "--now" in bad.stderr and "RFC 3339" in bad.stderr
-    dry = age("--now", format_iso(NOW), "--dry-run")
-    assert dry.returncode == 0, dry.stderr
-    assert all(i in dry.stdout for i in due[ALICE] | due[BOB]) and RULE_GIST in dry.stdout
-    assert "dry run, nothing written: 22 examined, 4 compressed, 4 removed, 14 kept" in dry.stderr
-    only_bob = age("--now", format_iso(NOW), "--user-id", str(BOB))
-    assert only_bob.returncode == 0, only_bob.stderr
-    assert all(i in only_bob.stdout for i in due[BOB]) and not any(i in only_bob.stdout for i in due[ALICE])
-    assert "11 examined, 2 compressed, 2 removed, 7 kept" in only_bob.stderr
-    everyone = age("--now", format_iso(NOW))
-    assert everyone.returncode == 0 and "20 examined, 2 compressed, 2 removed, 16 kept" in everyone.stderr
-    again = age("--now", format_iso(NOW))
-    assert again.returncode == 0 and "18 examined, 0 compressed, 0 removed, 18 kept" in again.stderr
-    async with connected(settings) as call:
-        records = await call.service.database.memory_aging.find({})
-    assert {r["memory_id"] for r in records} == due[ALICE] | due[BOB] and len(records) == 8
-    assert {(r["written_by"]["principal"], r["written_by"]["tool"]) for r in records} == {("local", "cli.age")}
-    assert len({r["written_by"]["request_id"] for r in records}) == 2  # the BOB run, then the ALICE run
-
-
-async def _records_appear(db: Database, timeout: float = 10.0) -> list[dict[str, Any]]:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (records := await db.memory_aging.find({})):
-        assert asyncio.get_running_loop().time() < deadline, "the periodic run did not age the memory"
-        await asyncio.sleep(0.02)
-    return records
-
-
-async def test_the_server_ages_periodically_as_its_own_origin(settings_factory: Any) -> None:
-    settings = settings_factory(aging_interval_s=0.05)
-    async with running_service(settings, ServiceHolder()) as service:
-        old = await service.memories.add(ALICE, "event", ["Gig"], "A small gig.", 2, None, utc_now() - 90 * DAY, True)
-        async with background_work(service, settings):
-            [record] = await _records_appear(service.database)
-        assert record["memory_id"] == old["memory_id"] and record["action"] == "removed"
-        assert (record["written_by"]["principal"], record["written_by"]["tool"]) == ("local", "aging")
-        assert await service.database.memories.count_documents({"user_id": ALICE}) == 0
-
-
-async def test_a_failed_periodic_run_is_logged_and_the_next_period_tries_again(
-        settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
-    async with running_service(settings, ServiceHolder()) as service:
-        await service.memories.add(ALICE, "event", ["Gig"], "A small gig.", 2, None, utc_now() - 90 * DAY, True)
-        real, calls = service.aging.run, []
-
-        async def failing_once(*args: Any, **kwargs: Any) -> dict[str, Any]:
-            calls.append(1)
-            if len(calls) == 1:
-                raise StorageUnavailable("the database did not complete the operation")
-            return await real(*args, **kwargs)
-
-        service.aging.run = failing_once  # type: ignore[method-assign]
-        with caplog.at_level(logging.INFO, logger="taste_memory"):
-            async with aging_periodically(service.aging, 0.02) as task:
-                await _records_appear(service.database)
-            assert task is not None and task.done()
-        async with aging_periodically(service.aging, 0) as nothing:
-            assert nothing is None  # MEMORY_AGING_INTERVAL_S=0: never
-    assert "memory aging failed; retrying at the next period" in caplog.text
-    assert "1 removed" in caplog.text
