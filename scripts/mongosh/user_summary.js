@@ -8,8 +8,9 @@
 //   docker compose exec mongo mongosh taste_memory --quiet --eval 'const userId = 1' /scripts/mongosh/user_summary.js
 //
 // Prints the profile's version and top-level keys, the number of preference events, playlists,
-// history buckets and idempotency claims, and the 10 most recently updated playlists with their
-// track counts. Read-only.
+// history buckets and idempotency claims, catalog tracks, typed memories by type (and how many
+// aged to a gist), plays and their month buckets, aging records, and the 10 most recently updated
+// playlists with their track counts. Read-only.
 
 function tasteMemoryUserSummary() {
   const usage = "usage: mongosh \"$URI/taste_memory\" --quiet --eval 'const userId = 1' scripts/mongosh/user_summary.js";
@@ -38,6 +39,10 @@ function tasteMemoryUserSummary() {
   const playlists = db.getCollection("playlists");
   const history = db.getCollection("playlist_history");
   const idempotency = db.getCollection("idempotency");
+  const tracks = db.getCollection("tracks");
+  const memories = db.getCollection("memories");
+  const plays = db.getCollection("plays");
+  const aging = db.getCollection("memory_aging");
 
   print("Taste Memory — user " + uid + " (database " + db.getName() + ")");
   print("");
@@ -62,6 +67,16 @@ function tasteMemoryUserSummary() {
   print("playlists:          " + playlistCount);
   print("history buckets:    " + bucketCount);
   print("idempotency claims: " + claimCount);
+  print("catalog tracks:     " + tracks.countDocuments({ user_id: uid }));
+  const types = ["recommendation", "insight", "event", "feedback", "discussion"];
+  const byType = types.map((t) => [t, memories.countDocuments({ user_id: uid, type: t })]).filter((c) => c[1] > 0);
+  const memoryCount = byType.reduce((sum, c) => sum + c[1], 0);
+  print("typed memories:     " + memoryCount + (byType.length ? " (" + byType.map((c) => c[0] + " " + c[1]).join(", ") +
+        "; " + memories.countDocuments({ user_id: uid, fuzzy: true }) + " aged to a gist)" : ""));
+  const buckets = plays.find({ user_id: uid }, { plays: 1 }).toArray();
+  const playCount = buckets.reduce((sum, b) => sum + (b.plays || []).length, 0);
+  print("plays:              " + playCount + " in " + buckets.length + " month bucket(s)");
+  print("aging records:      " + aging.countDocuments({ user_id: uid }));
   print("");
 
   const recent = playlists

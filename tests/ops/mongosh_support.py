@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.settings import Settings
 from tests.support import connected, playlist, track
 
@@ -212,6 +213,19 @@ async def store_with_history(data_dir: Path) -> dict[str, Any]:
             "user_id": OTHER_USER, "playlist_id": PLAYLIST_C, "type": "ADD_TRACKS",
             "payload": {"track_ids": [track(61)]},
         })
+        await call.ok("memory_upsert_tracks", {"user_id": USER, "tracks": [{"track_id": track(1), "name": "Drift",
+                                                                          "artists": ["Hammock"]}]})
+        now = datetime.now(UTC)
+        for kind, importance, days, summary in (("recommendation", 8, 3, "Recommended Kenotic."),
+                                                ("insight", 6, 40, "Likes long fades. Mostly at night."),
+                                                ("discussion", 2, 70, "Small talk about the weather.")):
+            await call.ok("memory_add", {"user_id": USER, "type": kind, "entities": ["Hammock"], "summary": summary,
+                                         "importance": importance, "timestamp": (now - timedelta(days=days)).isoformat()})
+        with acting_as(CallOrigin("local", "cli.age", new_request_id())):  # as `memory-service age` runs
+            await call.service.aging.run(user_id=USER)  # the insight becomes a gist, the discussion goes
+        await call.ok("memory_log_plays", {"user_id": USER, "plays": [
+            {"artist": "Hammock", "track": "Drift", "played_at": moment.isoformat()}
+            for moment in (T0, T0 + timedelta(hours=1), T0 + timedelta(days=40))]})
         await call.ok("memory_update_profile", {"user_id": DELETED_USER, "patch": {"genres": {"like": ["jazz"]}}})
         await call.ok("memory_delete_user_data", {"user_id": DELETED_USER, "confirm": True})
         db = call.service.database

@@ -84,7 +84,7 @@ def test_audit_tail_prints_the_most_recent_entries_oldest_first(
 
 
 def test_audit_tail_shows_who_wrote_each_change_and_a_deleted_user_once(stored: dict[str, Any]) -> None:
-    done = run_mongosh(stored, "audit_tail.js", f"const userId = {USER}")
+    done = run_mongosh(stored, "audit_tail.js", f"const userId = {USER}, limit = 100")
     rows = _rows(done.stdout)
     tools = [row[2] for row in rows]
     assert tools[0] == "memory.update_profile" and tools.count("memory.append_preference_event") == 2

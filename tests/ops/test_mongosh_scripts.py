@@ -34,7 +34,8 @@ SCRIPT_VARIABLES: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "audit_tail.js": ((), ("userId", "playlistId", "limit", "follow")),
 }
 JS_STRING = re.compile(r""""(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'""")
-COLLECTIONS = {"profiles", "preference_events", "playlists", "playlist_history", "idempotency", "audit_log"}
+COLLECTIONS = {"profiles", "preference_events", "playlists", "playlist_history", "idempotency", "audit_log", "tracks",
+               "memories", "plays", "memory_aging"}
 
 
 def _header(source: str) -> list[str]:
@@ -126,6 +127,10 @@ def test_user_summary_reports_profile_counts_and_recent_playlists(stored: dict[s
     assert re.search(r"preference events:\s+2$", out, re.M)
     assert re.search(r"playlists:\s+2$", out, re.M)
     assert re.search(r"history buckets:\s+3$", out, re.M)  # A opened a second bucket at its 10th change
+    assert re.search(r"catalog tracks:\s+1$", out, re.M)
+    assert re.search(r"typed memories:\s+2 \(recommendation 1, insight 1; 1 aged to a gist\)$", out, re.M)
+    assert re.search(r"plays:\s+3 in 2 month bucket\(s\)$", out, re.M)
+    assert re.search(r"aging records:\s+2$", out, re.M)  # one gist, one removed
     rows = [line for line in out.splitlines() if PLAYLIST_A in line or PLAYLIST_B in line]
     assert [PLAYLIST_B in rows[0], PLAYLIST_A in rows[1]] == [True, True], rows  # newest first
     for row, playlist_id in zip(rows, (PLAYLIST_B, PLAYLIST_A), strict=True):
