@@ -91,7 +91,7 @@ class PlaylistModel:
             return "memory_undo_last_mutation", keyed
         if choice in ("add_at", "add_positions", "append"):
             new = [self.new_track() for _ in range(k)]
-            if choice == "append" and rng.random() < 0.5:
+            if choice == "append" and self.tracks and rng.random() < 0.5:
                 new[-1] = rng.choice(self.tracks)  # duplicates are allowed
             if choice == "add_at":
                 kind, payload = "ADD_TRACKS", {"track_ids": new, "insert_at": rng.randint(0, n)}
