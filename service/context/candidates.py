@@ -1,0 +1,126 @@
+"""One candidate line of the context block per remembered thing, with what ranking needs.
+
+Each builder turns one stored record into a ``Candidate``: its section, what it is (``kind`` and
+``ref``, the names ``memory_forget`` will take: profile_field with a JSON Pointer,
+preference_event, memory, playlist), the rendered line (every user text quoted by ``quoting``),
+an importance on seed 001's scale, its moment and its folded, stemmed words (for ``focus``).
+
+Importance of what carries none of its own (seed 001: 10 absolute rules and strong dislikes,
+9 negative feedback, 8 core preferences, 7 discovery, 6 casual), in one table: ``IMPORTANCE``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from service.context.quoting import quote, quote_value
+from service.search.analysis import terms
+from service.timeutil import as_utc
+
+SECTIONS = ("prefer", "avoid", "rules", "playlists", "followups")
+HEADERS = {"prefer": "## Prefer", "avoid": "## Avoid", "rules": "## Rules", "playlists": "## Recent playlists",
+           "followups": "## Open follow-ups"}
+IMPORTANCE = {
+    ("profile", "prefer"): 8,  # the normalized profile: core preferences
+    ("profile", "avoid"): 10,  # ... its avoid list: strong dislikes
+    ("profile", "rules"): 10,  # ... its rules: absolute
+    ("event", "like"): 7,
+    ("event", "dislike"): 9,  # negative feedback weighs more (seed 001)
+    ("event", "rule"): 9,  # said, perhaps not yet normalized into the profile
+    ("playlist", ""): 5,
+    ("followup", ""): 8,  # a recommendation (seed 001)
+}
+SUBJECT_FIELDS = ("artist", "track_id", "album", "genre", "subject")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    section: str
+    kind: str  # profile_field | preference_event | memory | playlist
+    ref: str  # the id memory_forget takes (a JSON Pointer for a profile field)
+    line: str
+    importance: int
+    moment: float  # POSIX seconds; newest first within an importance
+    position: int  # order within its source (a profile list's order), the last tiebreak
+    words: frozenset[str]
+    fuzzy: bool = False
+
+
+def day(moment: datetime) -> str:
+    utc = as_utc(moment)
+    return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
+
+
+def _words(*texts: str) -> frozenset[str]:
+    return frozenset(t for text in texts for t in terms(text))
+
+
+def _pointer(path: list[str]) -> str:
+    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def profile_item(section: str, path: list[str], value: Any, moment: float, position: int) -> Candidate:
+    """A profile leaf: ``- profile "core_genres": "symphonic metal"``."""
+    dotted = ".".join(p for p in path if not p.isdigit())
+    texts = [*path, *([value] if isinstance(value, str) else [])]
+    return Candidate(section, "profile_field", _pointer(path), f"- profile {quote(dotted)}: {quote_value(value)}",
+                     IMPORTANCE[("profile", section)], moment, position, _words(*texts))
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else quote_value(value)
+
+
+def event_item(section: str, event: dict[str, Any], position: int) -> Candidate:
+    """``- dislike artist "Nickelback" 2025-03-02: "too much"`` (the payload when it says nothing else)."""
+    payload = event.get("payload") or {}
+    parts = [event["type"]]
+    texts: list[str] = []
+    for name in SUBJECT_FIELDS:
+        if name in payload and payload[name] is not None:
+            parts.append(f"{name} {quote_value(payload[name])}")
+            texts.append(_text(payload[name]))
+    parts.append(day(event["timestamp"]))
+    line = "- " + " ".join(parts)
+    said = payload.get("raw_text")
+    if said is not None:
+        line += f": {quote_value(said)}"
+        texts.append(_text(said))
+    elif not texts:
+        line += f": {quote_value(payload)}"
+        texts.append(_text(payload))
+    return Candidate(section, "preference_event", str(event["_id"]), line, IMPORTANCE[("event", event["type"])],
+                     as_utc(event["timestamp"]).timestamp(), position, _words(*texts))
+
+
+def memory_item(section: str, row: dict[str, Any], position: int) -> Candidate:
+    """``- insight i9 2025-10-13 "Taylor Swift", "storytelling": "values narrative songwriting"``;
+    ``fuzzy`` (aged to a gist: half-remembered) is said in the line."""
+    entities = ", ".join(quote(e) for e in row["entities"])
+    mark = " fuzzy" if row["fuzzy"] else ""
+    line = f"- {row['type']} i{row['importance']}{mark} {day(row['timestamp'])} {entities}: {quote(row['summary'])}"
+    return Candidate(section, "memory", row["memory_id"], line, row["importance"],
+                     as_utc(row["timestamp"]).timestamp(), position, _words(row["summary"], *row["entities"]),
+                     fuzzy=row["fuzzy"])
+
+
+def playlist_item(head: dict[str, Any], position: int) -> Candidate:
+    """``- "Summer drive": 24 tracks, tags "upbeat", "breathers", updated 2025-06-01, id "..."``."""
+    tags = [t for t in head.get("intent_tags") or [] if isinstance(t, str)]
+    tagged = f", tags {', '.join(quote(t, 40) for t in tags[:8])}" if tags else ""
+    count = int(head.get("track_count") or 0)
+    line = (f"- {quote(head['name'])}: {count} track{'' if count == 1 else 's'}{tagged}, "
+            f"updated {day(head['updated_at'])}, id {quote(head['playlist_id'])}")
+    return Candidate("playlists", "playlist", head["playlist_id"], line, IMPORTANCE[("playlist", "")],
+                     as_utc(head["updated_at"]).timestamp(), position, _words(head["name"], *tags))
+
+
+def followup_item(row: dict[str, Any], position: int) -> Candidate:
+    """``- mem_… "The Zombies": "Recommended …" recommended 2025-10-13, due 2025-10-20``."""
+    entities = ", ".join(quote(e) for e in row["entities"])
+    line = (f"- {row['memory_id']} {entities}: {quote(row['summary'])} recommended {day(row['recommended_at'])}, "
+            f"due {day(row['due_at'])}")
+    return Candidate("followups", "memory", row["memory_id"], line, IMPORTANCE[("followup", "")],
+                     as_utc(row["recommended_at"]).timestamp(), position, _words(row["summary"], *row["entities"]))
