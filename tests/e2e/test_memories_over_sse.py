@@ -18,7 +18,8 @@ import pytest
 
 from service.settings import Settings
 from tests.e2e.server_process import running_server, sse_session
-from tests.e2e.test_audit_and_observability import audit_vias, settled_entries, tool_call_lines
+from tests.e2e.audit_checks import assert_logged_and_audited
+from tests.e2e.test_audit_and_observability import settled_entries, tool_call_lines
 from tests.e2e.tokens import create_token, token_env
 
 pytestmark = pytest.mark.slow
@@ -107,17 +108,6 @@ async def test_the_memory_stories_over_sse_are_validated_audited_and_logged(
         async with sse_session(server, operator) as audit_reader:
             trail = await settled_entries(audit_reader, settings, lambda e: len(e) >= 6, user_id=USER)
 
-    assert [line["tool"] for line in log_lines][-len(made):] == [m.replace("_", ".", 1) for m in made]
-    by_request: dict[str, list[dict[str, Any]]] = {}
-    for entry in trail:
-        by_request.setdefault(entry["request_id"], []).append(entry)
-    for position, line in enumerate(log_lines[-len(made):]):
-        entries = by_request.get(line["request_id"], [])
-        if line["tool"] in WRITES and position not in wrote_nothing:
-            assert entries, f"no audit entry for {line['tool']}"
-            assert {(e["tool"], e["principal"], e["user_id"]) for e in entries} == {(line["tool"], token_id, USER)}
-            assert {e["via"] for e in entries} <= audit_vias(settings)
-        else:
-            assert not entries, f"{line['tool']} wrote: {entries}"
+    assert_logged_and_audited(made, log_lines, trail, WRITES, token_id, USER, settings, wrote_nothing)
     assert {e["collection"] for e in trail} >= {"memories", "plays"}
 
