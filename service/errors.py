@@ -117,3 +117,11 @@ class MemoryNotFound(NotFound):
 
 class NotARecommendation(InvalidArgument):
     """Only a recommendation can be checked against what the listener played since."""
+
+
+class UserHasData(Conflict):
+    """An import into a user who already has data, without ``replace`` (details.reason ``user_has_data``)."""
+
+
+class EventIdTaken(Conflict):
+    """An import whose preference event ids are stored for another user (details.reason ``event_id_taken``)."""

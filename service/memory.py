@@ -163,12 +163,27 @@ class MemoryService:
     async def export_everything(self, user_id: int, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
         return await export.export_all(self._db, user_id, progress)
 
+    async def import_user_data(self, parts: list[Any], user_id: int, replace: bool = False) -> dict[str, int]:
+        """Counts per kind (the CLI's answer); see ``import_user``."""
+        return (await self.import_user(parts, user_id, replace))["imported"]
+
+    async def import_user(self, parts: list[Any], user_id: int, replace: bool = False) -> dict[str, Any]:
+        """An export (its parts) for ``user_id``: built and checked whole, then written; a user
+        with data is refused unless ``replace``, which deletes that data first (only once the new
+        data is known good)."""
+        counts, replaced = await self._import(parts, user_id, replace)
+        if replaced:  # as for a delete: once committed, the checkpoint overwrites the old page images
+            await self._db.scrub()
+        return {"user_id": user_id, "imported": counts, "replaced": replaced}
+
     @unit_of_work
-    async def import_user_data(self, parts: list[dict[str, Any]], user_id: int) -> dict[str, int]:
-        counts = await import_user(self._db, parts, user_id, self._writer.caps)
+    async def _import(self, parts: list[Any], user_id: int, replace: bool) -> tuple[dict[str, int], bool]:
+        try:
+            counts, replaced = await import_user(self._db, parts, user_id, self._writer.caps, replace)
+        finally:  # whatever the import reached, the index holds only what is stored
+            await self._search.user_reloaded(user_id)
         await user_stats.recount(self._db, user_id)
-        await self._search.user_reloaded(user_id)
-        return counts
+        return counts, replaced
 
     async def delete_user_data(self, user_id: int) -> dict[str, Any]:
         await self._delete_user(user_id)

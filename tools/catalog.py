@@ -6,6 +6,7 @@ from service.auth import Access
 from tools import handlers
 from tools.context_tools import CONTEXT_SPECS
 from tools.followup_tools import FOLLOWUP_SPECS
+from tools.import_tools import IMPORT_SPECS
 from tools.insight_tools import INSIGHT_SPECS
 from tools.memory_tools import MEMORY_SPECS
 from tools.move_tools import MOVE_SPECS
@@ -135,5 +136,6 @@ PRD_SPECS: list[ToolSpec] = [
     ),
 ]
 
-TOOL_SPECS: list[ToolSpec] = PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS + FOLLOWUP_SPECS
+TOOL_SPECS: list[ToolSpec] = (PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS + FOLLOWUP_SPECS
+                             + IMPORT_SPECS)
 TOOL_SPECS += CONTEXT_SPECS  # issue 12: the memory block for the prompt

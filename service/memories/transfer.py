@@ -3,8 +3,8 @@
 Like the track catalog these are current state, not history: a memory restated or aged since the
 export began is exported as it now is; one first recorded after the export's moment is left out
 (plays carry no recording time: every bucket is exported as it stands). Derived fields (the
-deduplication key) and the stores' own stamps are not exported; the import derives and stamps
-them again, keyed for the importing user, so a renumbered user gets its own documents.
+deduplication key) and the stores' own stamps are not exported; the import (``service/import_build.py``)
+derives and stamps them again, keyed for the importing user, so a renumbered user gets its own documents.
 """
 
 from __future__ import annotations
@@ -63,51 +63,44 @@ async def memory_pieces(db: Database, user_id: int, as_of_ns: int, section: int,
 
 
 def _dates(item: dict[str, Any], *names: str) -> dict[str, Any]:
-    try:
-        return {**item, **{n: parse_iso(item[n]) for n in names if isinstance(item.get(n), str)}}
-    except ValueError as exc:
-        raise InvalidArgument(f"a date in the export is not RFC 3339: {exc}", {"field": names[0]}) from None
+    """Dates back from RFC 3339 (a ValueError is the importer's INVALID_ARGUMENT for the section)."""
+    return {**item, **{n: parse_iso(item[n]) for n in names if isinstance(item.get(n), str)}}
 
 
-def _memory(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
+def memory_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
     memory_id, entities = body.get("memory_id"), body.get("entities")
     importance = body.get("importance")
     if not (isinstance(memory_id, str) and is_memory_id(memory_id) and body.get("type") in MEMORY_TYPES
             and isinstance(entities, list) and entities and all(isinstance(e, str) and e for e in entities)
             and isinstance(body.get("summary"), str) and type(importance) is int and 1 <= importance <= 10):
-        raise InvalidArgument("a memory in the export is malformed", {"field": "memories", "memory_id": memory_id})
+        raise InvalidArgument("a memory in the export is malformed", {"field": "data.memories", "memory_id": memory_id})
     doc = _dates(body, "timestamp", "last_seen_at", "validated_at", "created_at", "updated_at")
     return {**doc, "_id": memory_key(user_id, memory_id), "user_id": user_id, "entity_key": entity_key(entities),
             "written_by": written_by()}
 
 
-def _bucket(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
+def bucket_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
     plays = body.get("plays")
     if not (isinstance(body.get("bucket_id"), str) and isinstance(body.get("month"), str)
             and type(body.get("part")) is int and isinstance(plays, list)
             and all(isinstance(p, dict) and isinstance(p.get("artist"), str) and isinstance(p.get("played_at"), str)
                     for p in plays)):
-        raise InvalidArgument("a play bucket in the export is malformed", {"field": "plays"})
+        raise InvalidArgument("a play bucket in the export is malformed", {"field": "data.plays"})
     doc = _dates({k: v for k, v in body.items() if k != "bucket_id"}, "updated_at")
     doc["plays"] = [_dates(p, "played_at") for p in plays]
     return {**doc, "_id": f"{user_id}:{body['bucket_id']}", "user_id": user_id, "written_by": written_by()}
 
 
-async def import_memories(db: Database, user_id: int, merged: dict[str, Any], counts: dict[str, int]) -> None:
-    counts["memories"] = counts["play_buckets"] = counts["memory_aging"] = 0
-    for body in merged["memories"]:
-        await db.memories.insert_one(_memory(user_id, body))
-        counts["memories"] += 1
-    for body in merged["plays"]:
-        await db.plays.insert_one(_bucket(user_id, body))
-        counts["play_buckets"] += 1
-    for body in merged["memory_aging"]:
-        if not (isinstance(body.get("aging_id"), str) and isinstance(body.get("memory_id"), str)):
-            raise InvalidArgument("an aging record in the export is malformed", {"field": "memory_aging"})
-        doc = _dates({k: v for k, v in body.items() if k != "aging_id"}, "aged_at", "recorded_at")
-        for side in ("before", "after"):  # the memory views keep their dates as dates too
-            if isinstance(doc.get(side), dict):
-                doc[side] = _dates(doc[side], "timestamp", "last_seen_at", "validated_at")
-        await db.memory_aging.insert_one({**doc, "_id": f"{user_id}:{body['aging_id']}", "user_id": user_id,
-                                          "written_by": written_by()})
-        counts["memory_aging"] += 1
+def aging_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
+    if not (isinstance(body.get("aging_id"), str) and isinstance(body.get("memory_id"), str)):
+        raise InvalidArgument("an aging record in the export is malformed", {"field": "data.memory_aging"})
+    doc = _dates({k: v for k, v in body.items() if k != "aging_id"}, "aged_at", "recorded_at")
+    for side in ("before", "after"):  # the memory views keep their dates as dates too
+        if isinstance(doc.get(side), dict):
+            doc[side] = _dates(doc[side], "timestamp", "last_seen_at", "validated_at")
+    return {**doc, "_id": f"{user_id}:{body['aging_id']}", "user_id": user_id, "written_by": written_by()}
+
+
+# Export list → the builder of its stored documents (the collection has the list's name).
+BUILDERS: dict[str, Callable[[int, dict[str, Any]], dict[str, Any]]] = {
+    "memories": memory_document, "plays": bucket_document, "memory_aging": aging_document}
