@@ -65,9 +65,9 @@ def render(ranked: dict[str, list[tuple[float, Candidate]]], budget: int, supers
         SECTIONS.index(t[0]), t[1]))]
     dropped_rows += [_row(c, "superseded", superseded_by=by) for c, by in superseded]
     dropped_rows += [{"section": None, "kind": "profile_field", "id": p, "reason": "unclassified"} for p in unclassified]
-    counts = {s: {"kept": len(kept[s]), "dropped": sum(1 for r in dropped_rows if r["section"] == s),
-                  "tokens": sum(line_tokens(ranked[s][i][1].line) for i in kept[s])
-                  + (line_tokens(HEADERS[s]) if kept[s] else 0)} for s in SECTIONS}
+    counts = [{"section": s, "kept": len(kept[s]), "dropped": sum(1 for r in dropped_rows if r["section"] == s),
+               "tokens": sum(line_tokens(ranked[s][i][1].line) for i in kept[s])
+               + (line_tokens(HEADERS[s]) if kept[s] else 0)} for s in SECTIONS]
     diagnostics = {
         "estimator": ESTIMATOR,
         "budget_tokens": budget,

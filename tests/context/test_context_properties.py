@@ -26,7 +26,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from service.app import ServiceHolder, running_service
-from service.context.quoting import CLOSE, NOTHING, NOTHING_FITS, OPEN
+from service.context.quoting import CLOSE, NOTHING, NOTHING_FITS, OPEN, estimate_tokens, quote
 from service.memory import MemoryService
 from tests.support import playlist, track
 
@@ -155,3 +155,12 @@ async def test_the_block_keeps_its_promises_on_any_store(settings_factory: Any, 
         assert_only_quoted_user_text(block)
     roomy = built[0][-1]["diagnostics"]  # 4,000 tokens hold every store drawn here
     assert [r for r in roomy["dropped"] if r["reason"] == "budget"] == []
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=300) | st.sampled_from(HOSTILE + ["\ud800 lone", "a\u2029b", "\x1c\x1d\x1e\x0b\x0c"]))
+def test_a_quoted_text_is_one_safe_json_string_of_the_text(text: str) -> None:
+    quoted = quote(text)
+    assert len(quoted.splitlines()) == 1 and not set(quoted) & set("<>\n\r\u2028\u2029\x85")
+    assert _STRING.fullmatch(quoted) and json.loads(quoted) == (text if len(text) <= 280 else text[:280] + "…")
+    assert tokens_of(quoted + "\n") == estimate_tokens(quoted)

@@ -34,6 +34,10 @@ async def context(call: Caller, **arguments: Any) -> dict[str, Any]:
     return result
 
 
+def per_section(diagnostics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["section"]: row for row in diagnostics["sections"]}
+
+
 def items_of(block: str) -> dict[str, list[str]]:
     """The item lines under each header, in block order."""
     sections: dict[str, list[str]] = {}
@@ -96,12 +100,13 @@ async def test_sections_come_in_order_most_important_and_newest_first(settings: 
     assert sections["## Open follow-ups"] == [
         f'- {zombies} "The Zombies": "Recommended baroque pop" recommended 2025-01-08, due 2025-01-15']
     diagnostics = result["diagnostics"]
-    assert {s: c["kept"] for s, c in diagnostics["sections"].items()} == {
+    assert [c["section"] for c in diagnostics["sections"]] == ["prefer", "avoid", "rules", "playlists", "followups"]
+    assert {s: c["kept"] for s, c in per_section(diagnostics).items()} == {
         "prefer": len(prefer), "avoid": len(avoid), "rules": len(rules), "playlists": 2, "followups": 1}
     assert [r["reason"] for r in diagnostics["dropped"]] == []
     assert all(r["reason"] == "ranked" for r in diagnostics["kept"])
     frame = tokens_of(OPEN) + tokens_of(CLOSE)
-    assert sum(c["tokens"] for c in diagnostics["sections"].values()) + frame == result["tokens"]
+    assert sum(c["tokens"] for c in diagnostics["sections"]) + frame == result["tokens"]
 
 
 async def test_focus_pulls_matching_items_first_and_keeps_them_in_a_small_budget(settings: Settings) -> None:
@@ -122,7 +127,7 @@ async def test_focus_pulls_matching_items_first_and_keeps_them_in_a_small_budget
     assert kept[0] == like and 1 < len(kept) < 4
     assert like not in unfocused["block"] and "Taylor Swift" in unfocused["block"]
     assert {r["reason"] for r in small["diagnostics"]["dropped"]} == {"budget"}
-    assert small["diagnostics"]["sections"]["prefer"]["dropped"] == 22 - len(kept)
+    assert per_section(small["diagnostics"])["prefer"]["dropped"] == 22 - len(kept)
 
 
 async def test_a_newer_dislike_of_an_artist_hides_the_older_like(settings: Settings) -> None:
@@ -139,7 +144,7 @@ async def test_a_newer_dislike_of_an_artist_hides_the_older_like(settings: Setti
     assert sections["## Prefer"] == ['- like artist "Nightwish" album "Oceanborn" 2025-01-01']
     assert first["diagnostics"]["dropped"] == [{"section": "prefer", "kind": "preference_event", "id": liked,
                                                 "reason": "superseded", "superseded_by": disliked}]
-    assert first["diagnostics"]["sections"]["prefer"]["dropped"] == 1
+    assert per_section(first["diagnostics"])["prefer"]["dropped"] == 1
     assert "gone off them" not in second["block"] and "back on them" in second["block"]
     assert "## Avoid" not in second["block"]
     assert second["diagnostics"]["dropped"] == [
@@ -156,7 +161,7 @@ async def test_a_user_with_nothing_stored_gets_a_valid_minimal_block(settings: S
     assert result["tokens"] == tokens_of(OPEN) + tokens_of(NOTHING) + tokens_of(CLOSE) <= 50
     diagnostics = result["diagnostics"]
     assert diagnostics["kept"] == [] and diagnostics["dropped"] == [] and diagnostics["focus_matches"] == 0
-    assert all(c == {"kept": 0, "dropped": 0, "tokens": 0} for c in diagnostics["sections"].values())
+    assert all((c["kept"], c["dropped"], c["tokens"]) == (0, 0, 0) for c in diagnostics["sections"])
 
 
 async def test_another_users_items_never_appear(settings: Settings) -> None:
