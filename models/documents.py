@@ -402,6 +402,23 @@ class MemoryAgingEvent(Document):
         indexes = [IndexModel([("user_id", ASCENDING), ("memory_id", ASCENDING)], name="user_memory")]
 
 
+class MemoryControls(Document):
+    """The user's switches (``memory_set_enabled``, ``memory_pause``): with memory off nothing is
+    stored and every read answers as for a user with no data; paused, nothing is stored until
+    ``paused_until``. No document: on, not paused."""
+
+    id: int = Field(alias="_id")  # type: ignore[assignment]
+    user_id: int
+    enabled: bool = True
+    paused_until: datetime | None = None
+    updated_at: datetime
+    written_by: WrittenBy | None = None
+
+    class Settings:
+        name = "memory_controls"
+        indexes = [IndexModel([("user_id", ASCENDING)], name="user")]
+
+
 DOCUMENT_MODELS: list[type[Document]] = [
     ProfileDocument,
     PreferenceEventDocument,
@@ -417,4 +434,5 @@ DOCUMENT_MODELS: list[type[Document]] = [
     MemoryDocument,
     PlayBucket,
     MemoryAgingEvent,
+    MemoryControls,
 ]

@@ -118,6 +118,15 @@ VALIDATORS: dict[str, dict[str, Any]] = {
             "before": {"bsonType": "object"},
         },
     },
+    "memory_controls": {
+        "bsonType": "object",
+        "required": ["user_id", "enabled", "updated_at"],
+        "properties": {
+            "user_id": _INT | {"minimum": 1},
+            "enabled": {"bsonType": "bool"},
+            "paused_until": {"bsonType": ["date", "null"]},
+        },
+    },
     "user_stats": {
         "bsonType": "object",
         "required": ["user_id"],

@@ -64,6 +64,7 @@ async def running_service(settings: Settings, holder: ServiceHolder) -> AsyncIte
             yield service
         finally:
             holder.service = None
+            await service.controls.close()
 
 
 @contextlib.asynccontextmanager

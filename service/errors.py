@@ -125,3 +125,11 @@ class UserHasData(Conflict):
 
 class EventIdTaken(Conflict):
     """An import whose preference event ids are stored for another user (details.reason ``event_id_taken``)."""
+
+
+class MemoryDisabled(Conflict):
+    """The user turned memory off: nothing is stored until it is turned on again."""
+
+
+class MemoryPaused(Conflict):
+    """The user paused memory: nothing is stored until the pause ends."""

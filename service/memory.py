@@ -13,6 +13,7 @@ from typing import Any
 from service import export, user_stats, users
 from service.audit.trail import list_entries
 from service.context import ContextService
+from service.controls import Controls
 from service.idempotency import request_hash
 from service.limits import require_at_most
 from service.memories import MemoryStore
@@ -48,6 +49,7 @@ class MemoryService:
         self.tracks = TrackService(db, settings, self._search)
         self.insights = InsightService(db, settings)
         self.memories = MemoryStore(db, settings, self._search)
+        self.controls = Controls(db, settings)
         self.followups = FollowUpService(db, settings, self.memories)
         self.context = ContextService(db, self._profiles, self.memories, self.followups, self._writer)
         self.aging = AgingService(db, self.memories)

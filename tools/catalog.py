@@ -7,6 +7,7 @@ from tools import handlers
 from tools.context_tools import CONTEXT_SPECS
 from tools.followup_tools import FOLLOWUP_SPECS
 from tools.import_tools import IMPORT_SPECS
+from tools.control_tools import CONTROL_SPECS
 from tools.insight_tools import INSIGHT_SPECS
 from tools.memory_tools import MEMORY_SPECS
 from tools.move_tools import MOVE_SPECS
@@ -137,5 +138,5 @@ PRD_SPECS: list[ToolSpec] = [
 ]
 
 TOOL_SPECS: list[ToolSpec] = (PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS + FOLLOWUP_SPECS
-                             + IMPORT_SPECS)
+                             + IMPORT_SPECS + CONTROL_SPECS)
 TOOL_SPECS += CONTEXT_SPECS  # issue 12: the memory block for the prompt

@@ -21,7 +21,7 @@ from mcp_types import CallToolResult, ToolAnnotations
 
 from models.schema_files import input_schema, published_output_schema
 from service.audit.origin import CallOrigin, acting_as, new_request_id
-from service.auth import Principal, RateLimiter, authenticated, authorize
+from service.auth import Access, Principal, RateLimiter, authenticated, authorize
 from service.memory import MemoryService
 from service.metrics import ToolMetrics
 from tools.catalog import TOOL_SPECS, ToolSpec
@@ -80,6 +80,19 @@ def _target_user(arguments: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+async def _serving(spec: ToolSpec, service: MemoryService, arguments: dict[str, Any]) -> MemoryService:
+    """The service a call runs on, after the user's switches: a write of a user whose memory is
+    off or paused is refused; a read of a user whose memory is off runs on an empty store."""
+    user_id = arguments.get("user_id")
+    if not spec.gated or not isinstance(user_id, int):
+        return service
+    if spec.access is Access.WRITE:
+        await service.controls.refuse_write(user_id)
+    elif spec.access is Access.READ and await service.controls.hides_reads(user_id):
+        return await service.controls.empty_twin()
+    return service
+
+
 LOGGED_ID_CHARS = 80  # a Spotify playlist id is at most 80 characters
 
 
@@ -105,7 +118,7 @@ def _call(spec: ToolSpec, provide: ServiceProvider, policy: CallPolicy) -> Calla
             valid = validate_arguments(spec.prd_name, arguments)
             authorize(principal, spec.access, _target_user(valid))
             with acting_as(CallOrigin(principal.name, spec.prd_name, request_id)):
-                answer = success(await spec.handler(provide(), valid, principal))
+                answer = success(await spec.handler(await _serving(spec, provide(), valid), valid, principal))
             code = None
         except Exception as exc:  # every failure becomes an envelope; none escapes as a trace
             answer = from_exception(exc, request_id)

@@ -22,6 +22,8 @@ class ToolSpec:
     destructive: bool
     idempotent: bool
     access: Access
+    # Subject to the user's switches (memory off / paused); the switch tools and deletion are not.
+    gated: bool = True
 
 
 ENVELOPE = (

@@ -17,7 +17,7 @@ from service.audit.origin import current_origin
 from service.timeutil import utc_now
 
 AUDITED = ("profiles", "preference_events", "playlist_history", "tracks", "track_choices", "memories", "plays",
-           "memory_aging")
+           "memory_aging", "memory_controls")
 AUDITED_OPERATIONS = ("insert", "update", "replace")
 TOMBSTONE = "delete_user_data"
 # A change made around the service (an operator's mongosh edit) has no stamp; it is still listed,
@@ -46,7 +46,7 @@ def parse_bucket_key(key: str) -> tuple[int | None, str | None]:
 def _subject(collection: str, key: Any, document: dict[str, Any]) -> tuple[int | None, str | None]:
     if isinstance(document.get("user_id"), int):
         return document["user_id"], document.get("playlist_id")
-    if collection == "profiles" and isinstance(key, int):
+    if collection in ("profiles", "memory_controls") and isinstance(key, int):
         return key, None
     if collection == "playlist_history" and isinstance(key, str):
         return parse_bucket_key(key)

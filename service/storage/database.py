@@ -38,6 +38,7 @@ class Database:
     memories: TrackedCollection
     plays: TrackedCollection
     memory_aging: TrackedCollection
+    memory_controls: TrackedCollection
     _raw_database: Any = field(repr=False)
     _embedded: EmbeddedEngine | None = field(default=None, repr=False)
 
@@ -66,7 +67,8 @@ class Database:
         names = set(collections)
         for collection in (self.profiles, self.preference_events, self.playlists, self.history,
                            self.idempotency, self.cursors, self.audit_state, self.user_stats, self.tracks,
-                           self.track_choices, self.memories, self.plays, self.memory_aging):
+                           self.track_choices, self.memories, self.plays, self.memory_aging,
+                           self.memory_controls):
             if collection.name in names:
                 collection.on_change = on_change
 
@@ -85,7 +87,7 @@ class Database:
 
     def user_collections(self) -> list[TrackedCollection]:
         return [self.profiles, self.preference_events, self.playlists, self.history, self.idempotency, self.tracks,
-                self.track_choices, self.memories, self.plays, self.memory_aging]
+                self.track_choices, self.memories, self.plays, self.memory_aging, self.memory_controls]
 
 
 async def _apply_validators(database: Any) -> None:
@@ -155,6 +157,7 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             memories=tracked("memories"),
             plays=tracked("plays"),
             memory_aging=tracked("memory_aging"),
+            memory_controls=tracked("memory_controls"),
             _raw_database=raw,
             _embedded=embedded,
         )

@@ -55,6 +55,12 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_log_plays": {"user_id": user_id, "plays": [{"artist": "Polka Band", "played_at": "2025-01-01T00:00:00Z"}]},
         "memory_validate_recommendation": {"user_id": user_id, "memory_id": "mem_" + "0" * 24},
         "memory_open_followups": {"user_id": user_id},
+        "memory_set_enabled": {"user_id": user_id, "enabled": True},
+        "memory_pause": {"user_id": user_id, "until": None},
+        "memory_status": {"user_id": user_id},
+        "memory_get_context": {"user_id": user_id, "budget_tokens": 500},
+        "memory_import_user_data": {"user_id": user_id, "data": {"format": "taste-memory-export/1"}, "confirm": True,
+                                    "replace": True},
     }
 
 

@@ -41,3 +41,16 @@ async def memories_scenario(call: EnvelopeCaller, user: int, other: int) -> list
                      "NOT_FOUND")
     await call.ok("memory_open_followups", {"user_id": user, "limit": 5})
     return [first["memory_id"], faded["memory_id"], gone["memory_id"]]
+
+
+async def controls_scenario(call: EnvelopeCaller, user: int) -> None:
+    """The switches: off (a write refused, a read answered as empty), on, paused, resumed."""
+    await call.ok("memory_set_enabled", {"user_id": user, "enabled": False})
+    await call.error("memory_add", {"user_id": user, "type": "insight", "entities": ["x"], "summary": "y",
+                                    "importance": 5}, "CONFLICT")
+    await call.ok("memory_get_profile", {"user_id": user})
+    await call.ok("memory_status", {"user_id": user})
+    await call.ok("memory_set_enabled", {"user_id": user, "enabled": True})
+    await call.ok("memory_pause", {"user_id": user, "until": "2099-01-01T00:00:00Z"})
+    await call.error("memory_update_profile", {"user_id": user, "patch": {"x": 1}}, "CONFLICT")
+    await call.ok("memory_pause", {"user_id": user, "until": None})

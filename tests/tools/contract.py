@@ -56,6 +56,12 @@ TOOLS = [
     "memory.log_plays",
     "memory.validate_recommendation",
     "memory.open_followups",
+    # Issue 12: the user in control.
+    "memory.set_enabled",
+    "memory.pause",
+    "memory.status",
+    "memory.get_context",
+    "memory.import_user_data",
 ]
 
 

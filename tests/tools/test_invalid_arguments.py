@@ -185,6 +185,15 @@ BASELINES: dict[str, dict[str, Any]] = {
                                                   "track_id": track(3), "played_at": "2020-01-01T00:00:00Z"}]},
     "memory.validate_recommendation": {"user_id": 1, "memory_id": "mem_" + "0" * 24},  # a live one at the end
     "memory.open_followups": {"user_id": 1, "limit": 10},
+    "memory.set_enabled": {"user_id": 1, "enabled": True},
+    "memory.pause": {"user_id": 1, "until": LATER},
+    "memory.status": {"user_id": 1},
+    "memory.get_context": {"user_id": 1, "budget_tokens": 500, "focus": "polka"},
+    # A constant export; it replaces the seeded user at the end.
+    "memory.import_user_data": {"user_id": 1, "confirm": True, "replace": True, "data": [{
+        "format": "taste-memory-export/1", "tracks": [{
+            "track_id": track(4), "name": "Imported", "artists": ["Importer"], "first_seen_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z"}]}]},
 }
 
 # Valid payloads of memory.log_playlist_mutation per type (every optional payload field present).

@@ -51,6 +51,7 @@ DESCRIBED_ARRAYS = {
     "memory.query": ["memories"],
     "memory.validate_recommendation": ["recommendation/entities"],
     "memory.open_followups": ["followups"],
+    "memory.get_context": ["diagnostics/sections", "diagnostics/kept", "diagnostics/dropped"],
 }
 
 
@@ -223,6 +224,15 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
     "memory.open_followups": lambda rows: {"user_id": 1, "total": rows, "followups": [
         {"memory_id": MEMORY_ID, "entities": ["e"], "summary": "s", "recommended_at": ISO, "days_since": 9,
          "check_after_days": 7, "due_at": ISO} for _ in range(rows)]},
+    "memory.get_context": lambda rows: {"user_id": 1, "block": "b", "tokens": 30, "diagnostics": {
+        "estimator": "e", "budget_tokens": 4000, "focus_matches": 0,
+        "sections": [{"section": s, "kept": rows, "dropped": rows, "tokens": rows} for s in
+                     ("prefer", "avoid", "rules", "playlists", "followups")],
+        "kept": [{"section": "prefer", "kind": "profile_field", "id": f"/likes/{i}", "reason": "ranked"}
+                 for i in range(rows)],
+        "dropped": [{"section": "avoid", "kind": "preference_event", "id": str(uuid.UUID(int=i + 1)),
+                     "reason": "superseded", "superseded_by": str(uuid.UUID(int=i + 2))} for i in range(rows)],
+        "unlisted": {"kept": 0, "dropped": 0}}},
     "memory.feedback_summary": lambda rows: {
         "as_of": ISO, "truncated": False,
         "totals": {"preference_events": 2 * rows, "profile_patches": 0, "groups": rows, "recurring_groups": rows},
