@@ -176,11 +176,12 @@ def decode_cursor(cursor: str) -> tuple[int, list[Any], int]:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         as_of, key, part = body["t"], body["k"], body["n"]
         if not (isinstance(as_of, int) and 0 < as_of < 2**63 and isinstance(part, int) and 1 < part < 2**31
-                and isinstance(key, list) and key and isinstance(key[0], int) and key[0] in (0, 1, 2, 3, 4, 5, 6, 7)):
+                and isinstance(key, list) and key and isinstance(key[0], int) and key[0] in (0, 1, 2, 3, 4, 5, 6, 7, 8)):
             raise ValueError("cursor shape")
         # Keys compare element by element: each position must hold the type the pieces use.
         expected = {0: [int, int], 1: [int, int, str, int], 2: [int, str, int, int, int], 3: [int, str, int],
-                    4: [int, str, int], 5: [int, str, int], 6: [int, str, int], 7: [int, str, int]}[key[0]]
+                    4: [int, str, int], 5: [int, str, int], 6: [int, str, int], 7: [int, str, int],
+                    8: [int, str, int]}[key[0]]
         if len(key) > len(expected) or any(type(v) is not t for v, t in zip(key, expected, strict=False)):
             raise ValueError("cursor key shape")
         return as_of, key, part

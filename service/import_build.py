@@ -208,7 +208,11 @@ def build(parts: list[Any], user_id: int) -> ImportPlan:
     for name, builder in MEMORY_BUILDERS.items():
         with checking(name):
             plan.documents[name] = [builder(user_id, body) for body in merged[name]]
+    if len(plan.documents["memory_controls"]) > 1:
+        raise InvalidArgument("data.memory_controls holds more than one set of switches",
+                              {"field": "data.memory_controls"})
     plan.counts.update(memories=len(plan.documents["memories"]), play_buckets=len(plan.documents["plays"]),
-                       memory_aging=len(plan.documents["memory_aging"]))
+                       memory_aging=len(plan.documents["memory_aging"]),
+                       memory_controls=len(plan.documents["memory_controls"]))
     _unique(plan)
     return plan

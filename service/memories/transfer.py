@@ -20,7 +20,8 @@ from service.storage import Database
 from service.timeutil import parse_iso
 
 # Export section → the list it fills in the export document.
-SECTIONS = {"memory": "memories", "play_bucket": "plays", "memory_aging": "memory_aging"}
+SECTIONS = {"memory": "memories", "play_bucket": "plays", "memory_aging": "memory_aging",
+            "memory_controls": "memory_controls"}
 Fit = Callable[[str, list[Any], dict[str, Any]], list[tuple[str, list[Any], dict[str, Any]]]]
 _NOT_EXPORTED = ("_id", "user_id", "written_by", "entity_key")
 
@@ -37,7 +38,8 @@ def _suffix(doc: dict[str, Any]) -> str:
 
 async def memory_pieces(db: Database, user_id: int, as_of_ns: int, section: int, after: list[Any] | None,
                         to_json: Callable[[Any], Any], fit: Fit) -> AsyncIterator[tuple[str, list[Any], dict[str, Any]]]:
-    """Section 5 (memories by id), 6 (play buckets by month and part), 7 (aging records by id)."""
+    """Section 5 (memories by id), 6 (play buckets by month and part), 7 (aging records by id), 8
+    (the user's switches, when ever set)."""
     def later(number: int, key: str) -> bool:
         return section < number or key >= after[1]  # type: ignore[index]
 
@@ -54,12 +56,18 @@ async def memory_pieces(db: Database, user_id: int, as_of_ns: int, section: int,
                 body = {"bucket_id": key} | to_json({k: v for k, v in doc.items() if k not in _NOT_EXPORTED})
                 for piece in fit("play_bucket", [6, key], body):
                     yield piece
-    for doc in await db.memory_aging.find({"user_id": user_id}, sort=[("_id", 1)]):
-        key = _suffix(doc)
-        if later(7, key) and _before(doc["recorded_at"], as_of_ns):
-            body = {"aging_id": key} | to_json({k: v for k, v in doc.items() if k not in _NOT_EXPORTED})
-            for piece in fit("memory_aging", [7, key], body):
-                yield piece
+    if section <= 7:
+        for doc in await db.memory_aging.find({"user_id": user_id}, sort=[("_id", 1)]):
+            key = _suffix(doc)
+            if later(7, key) and _before(doc["recorded_at"], as_of_ns):
+                body = {"aging_id": key} | to_json({k: v for k, v in doc.items() if k not in _NOT_EXPORTED})
+                for piece in fit("memory_aging", [7, key], body):
+                    yield piece
+    controls = await db.memory_controls.find_one({"_id": user_id, "user_id": user_id})
+    if controls is not None and later(8, "controls"):
+        for piece in fit("memory_controls", [8, "controls"], to_json(
+                {k: v for k, v in controls.items() if k not in _NOT_EXPORTED})):
+            yield piece
 
 
 def _dates(item: dict[str, Any], *names: str) -> dict[str, Any]:
@@ -101,6 +109,15 @@ def aging_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
     return {**doc, "_id": f"{user_id}:{body['aging_id']}", "user_id": user_id, "written_by": written_by()}
 
 
+def controls_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
+    until = body.get("paused_until")
+    if not (type(body.get("enabled")) is bool and (until is None or isinstance(until, str))):
+        raise InvalidArgument("the switches in the export are malformed", {"field": "data.memory_controls"})
+    doc = _dates(body, "paused_until", "updated_at")
+    return {**doc, "_id": user_id, "user_id": user_id, "written_by": written_by()}
+
+
 # Export list → the builder of its stored documents (the collection has the list's name).
 BUILDERS: dict[str, Callable[[int, dict[str, Any]], dict[str, Any]]] = {
-    "memories": memory_document, "plays": bucket_document, "memory_aging": aging_document}
+    "memories": memory_document, "plays": bucket_document, "memory_aging": aging_document,
+    "memory_controls": controls_document}
