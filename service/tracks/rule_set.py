@@ -18,6 +18,8 @@ Duplicates are always checked unless ``no_duplicates`` is false.
 
 from __future__ import annotations
 
+import math
+
 from typing import Any
 
 from service.tracks.text import folded_text
@@ -38,11 +40,18 @@ def duration_bounds(value: Any) -> tuple[float | None, float | None] | None:
         target = float(value["target"])
         tolerance = value.get("tolerance")
         spread = float(tolerance) if isinstance(tolerance, int | float) else target * DEFAULT_TOLERANCE
-        return target - spread, target + spread
-    low, high = value.get("min"), value.get("max")
-    low = float(low) if isinstance(low, int | float) and not isinstance(low, bool) else None
-    high = float(high) if isinstance(high, int | float) and not isinstance(high, bool) else None
+        low, high = _finite(target - spread), _finite(target + spread)
+    else:
+        low, high = value.get("min"), value.get("max")
+        low = _finite(float(low)) if isinstance(low, int | float) and not isinstance(low, bool) else None
+        high = _finite(float(high)) if isinstance(high, int | float) and not isinstance(high, bool) else None
     return (low, high) if low is not None or high is not None else None
+
+
+def _finite(minutes: float) -> float | None:
+    """A bound JSON can carry: 1e308 minutes ± 10 % overflows to infinity, which is no bound (and
+    would be answered as null in structured content but as Infinity in the text)."""
+    return minutes if math.isfinite(minutes) else None
 
 
 def _strings(value: Any) -> list[str]:

@@ -190,3 +190,18 @@ async def test_rules_come_from_the_profile(settings: Settings) -> None:
         assert fine["ok"] and fine["rules"] == {"no_duplicates": False}
         nothing = await call.ok("memory_check_playlist", {"user_id": USER + 1, "track_ids": []})
         assert nothing["ok"] and nothing["rules"] == {"no_duplicates": True}
+
+
+async def test_a_duration_bound_too_large_for_json_is_no_bound(settings: Settings) -> None:
+    """1.7e308 minutes + 10 % overflows to infinity: the answer (text and structured content alike,
+    which the in-process caller compares) says no upper bound, not Infinity in one and null in the
+    other; the same from the profile, whose values no schema bounds."""
+    async with connected(settings) as call:
+        inline = await call("memory_check_playlist", {"user_id": USER, "track_ids": [track(1)],
+                                                      "rules": {"target_duration_minutes": {"target": 1.7e308}}})
+        assert_valid_success("memory.check_playlist", inline)
+        await call.ok("memory_update_profile", {"user_id": USER, "patch": {"playlist_rules": {
+            "target_duration_minutes": 1.7e308}}})
+        stored = await call.ok("memory_check_playlist", {"user_id": USER, "track_ids": [track(1)]})
+    for rules in (inline["result"]["rules"], stored["rules"]):
+        assert rules["target_duration_minutes"] == {"min": 1.7e308 - 1.7e308 * 0.1, "max": None}
