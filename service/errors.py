@@ -115,6 +115,10 @@ class MemoryNotFound(NotFound):
     """No memory of this user has this id (another user's memory is not found either)."""
 
 
+class ForgottenItemNotFound(NotFound):
+    """``memory_forget`` names no stored item of this user (another user's item is reported the same way)."""
+
+
 class NotARecommendation(InvalidArgument):
     """Only a recommendation can be checked against what the listener played since."""
 
