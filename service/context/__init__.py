@@ -48,6 +48,7 @@ class ContextService:
         found = Gathered()
         gather.profile_candidates(await self._profiles.get(user_id), found)
         await gather.event_candidates(self._db, user_id, found)
+        await gather.choice_candidates(self._db, user_id, found)
         for memory_type in ("insight", "feedback"):
             rows = await self._memories.query(user_id, None, None, memory_type, None, None, gather.MEMORIES_READ)
             gather.memory_candidates(rows["memories"], found)

@@ -12,9 +12,10 @@ Importance of what carries none of its own (seed 001: 10 absolute rules and stro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
+from service.choices import Standing
 from service.context.quoting import quote, quote_value
 from service.search.analysis import terms
 from service.timeutil import as_utc
@@ -31,7 +32,11 @@ IMPORTANCE = {
     ("event", "rule"): 9,  # said, perhaps not yet normalized into the profile
     ("playlist", ""): 5,
     ("followup", ""): 8,  # a recommendation (seed 001)
+    ("choice", "prefer"): 7,  # pairwise wins: a like's weight, ordered above likes by ``wins`` (seed 003)
+    ("choice", "avoid"): 6,  # passed over repeatedly and never chosen: a casual signal
 }
+CHOICE_OPPONENTS = 3  # opponents named on a choice line (newest first), the rest counted
+CHOICE_AVOID_LOSSES = 2  # passed over at least this often, never chosen: listed in Avoid
 SUBJECT_FIELDS = ("artist", "track_id", "album", "genre", "subject")
 
 
@@ -46,6 +51,7 @@ class Candidate:
     position: int  # order within its source (a profile list's order), the last tiebreak
     words: frozenset[str]
     fuzzy: bool = False
+    wins: int = 0  # pairwise wins: more ranks first among equal importance (service.choices)
 
 
 def day(moment: datetime) -> str:
@@ -93,6 +99,30 @@ def event_item(section: str, event: dict[str, Any], position: int) -> Candidate:
         texts.append(_text(payload))
     return Candidate(section, "preference_event", str(event["_id"]), line, IMPORTANCE[("event", event["type"])],
                      as_utc(event["timestamp"]).timestamp(), position, _words(*texts))
+
+
+def _times(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 'es' if word.endswith('s') else 's'}"
+
+
+def choice_item(section: str, standing: Standing, position: int) -> Candidate:
+    """A subject's pairwise standing (``service.choices.Standing``): in Prefer, what it beat,
+    ``- chose artist "Nightwish" over "Epica", "Delain" (3 wins, 1 loss) 2025-01-05``; in Avoid,
+    what beat it, ``- passed over artist "Epica" for "Nightwish" (2 losses) 2025-01-05``; the newest
+    ``CHOICE_OPPONENTS`` named, the rest counted; the date is its newest choice's."""
+    opponents = list((standing.beat if section == "prefer" else standing.lost_to).values())
+    shown = opponents[:CHOICE_OPPONENTS]
+    others = ", ".join(quote(o) for o in shown)
+    if len(opponents) > len(shown):
+        others += f" and {len(opponents) - len(shown)} more"
+    tally = [_times(standing.wins, "win")] if standing.wins else []
+    if standing.losses:
+        tally.append(_times(standing.losses, "loss"))
+    verb, link = ("chose", "over") if section == "prefer" else ("passed over", "for")
+    line = (f"- {verb} {standing.kind} {quote(standing.label)} {link} {others} ({', '.join(tally)}) "
+            f"{day(datetime.fromtimestamp(standing.newest, timezone.utc))}")
+    return Candidate(section, "preference_event", standing.newest_event, line, IMPORTANCE[("choice", section)],
+                     standing.newest, position, _words(standing.label, *shown), wins=standing.wins)
 
 
 def memory_item(section: str, row: dict[str, Any], position: int) -> Candidate:

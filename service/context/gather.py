@@ -1,6 +1,7 @@
 """Reading what the block can say, through the service's own readers: the profile, the like /
-dislike / rule preference events, the typed memories (insights and feedback), the playlist heads
-and the open follow-ups. Everything read is this user's only (every read filters on ``user_id``).
+dislike / rule preference events, the pairwise choices (``service.choices``), the typed memories
+(insights and feedback), the playlist heads and the open follow-ups. Everything read is this
+user's only (every read filters on ``user_id``).
 
 Which profile keys go where is decided by the key's name (the PRD §11 profile has ``core_genres``,
 ``secondary_vibes``, ``energy_preferences``, ``playlist_rules`` and ``avoid``; agents also write
@@ -16,7 +17,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.context.candidates import Candidate, event_item, followup_item, memory_item, playlist_item, profile_item
+from service.choices import EVENT_TYPE as CHOICE_EVENT_TYPE, tally
+from service.context.candidates import (CHOICE_AVOID_LOSSES, Candidate, choice_item, event_item, followup_item,
+                                       memory_item, playlist_item, profile_item)
 from service.storage import Database
 from service.timeutil import as_utc
 
@@ -86,6 +89,20 @@ async def event_candidates(db: Database, user_id: int, gathered: Gathered) -> No
         gathered.candidates.append(event_item(section, event, position))
         if event["type"] != "rule":
             gathered.events.append(event)
+
+
+async def choice_candidates(db: Database, user_id: int, gathered: Gathered) -> None:
+    """Pairwise choices (``memory_record_choice``), one line per subject: in Prefer every subject
+    chosen at least once (its wins rank it above plain likes); in Avoid a subject passed over at
+    least ``CHOICE_AVOID_LOSSES`` times and never chosen. Subjects in between are left out."""
+    events = await db.preference_events.find({"user_id": user_id, "type": CHOICE_EVENT_TYPE},
+                                             {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1})
+    standings = sorted(tally(events).items(), key=lambda item: (-item[1].newest, item[0]))
+    for position, (_, standing) in enumerate(standings):
+        if standing.wins:
+            gathered.candidates.append(choice_item("prefer", standing, position))
+        elif standing.losses >= CHOICE_AVOID_LOSSES:
+            gathered.candidates.append(choice_item("avoid", standing, position))
 
 
 def memory_section(row: dict[str, Any]) -> str | None:

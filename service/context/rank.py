@@ -8,6 +8,7 @@ with none of them has no subject and supersedes nothing. It is computed here at 
 stored ``superseded_by`` marks arrive with ``rederive``, which should use this same function.
 
 Order within a section: what matches ``focus`` first (best match first), then importance, then
+pairwise wins (a subject chosen over others ranks above plain likes of the same importance), then
 newest, then the order of the source (a profile list's own order), then the line itself (not an
 id: ids are random, and the same store must always give the same block).
 """
@@ -65,6 +66,6 @@ def focus_terms_of(focus: str | None) -> frozenset[str]:
 
 def ordered(candidates: Sequence[Candidate], focus_terms: frozenset[str]) -> list[tuple[float, Candidate]]:
     scored = [(round(focus_score(focus_terms, c), 3), c) for c in candidates]
-    scored.sort(key=lambda s: (-s[0], -s[1].importance, s[1].fuzzy, -s[1].moment, s[1].position, s[1].line,
-                               s[1].ref))
+    scored.sort(key=lambda s: (-s[0], -s[1].importance, -s[1].wins, s[1].fuzzy, -s[1].moment, s[1].position,
+                               s[1].line, s[1].ref))
     return scored
