@@ -85,6 +85,10 @@ async def test_a_failed_periodic_run_is_logged_and_the_next_period_tries_again(
         with caplog.at_level(logging.INFO, logger="taste_memory"):
             async with aging_periodically(service.aging, 0.02) as task:
                 await _records_appear(service.database)
+                deadline = asyncio.get_running_loop().time() + 10
+                while "1 removed" not in caplog.text:  # the run logs its counts just after its writes
+                    assert asyncio.get_running_loop().time() < deadline, "the run's counts were never logged"
+                    await asyncio.sleep(0.02)
             assert task is not None and task.done()
         async with aging_periodically(service.aging, 0) as nothing:
             assert nothing is None  # MEMORY_AGING_INTERVAL_S=0: never
