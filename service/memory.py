@@ -12,8 +12,10 @@ from typing import Any
 
 from service import export, user_stats, users
 from service.audit.trail import list_entries
+from service.choices import Choices
 from service.context import ContextService
 from service.controls import Controls
+from service.forget import Forgetter
 from service.idempotency import request_hash
 from service.limits import require_at_most
 from service.memories import MemoryStore
@@ -27,6 +29,7 @@ from service.ledger.reader import LedgerReader
 from service.ledger.recovery import roll_forward_all
 from service.ledger.writer import LedgerWriter
 from service.profiles import Profiles
+from service.provenance import Provenance
 from service.search import SearchEngine
 from service.settings import Settings
 from service.storage import Database
@@ -53,6 +56,9 @@ class MemoryService:
         self.followups = FollowUpService(db, settings, self.memories)
         self.context = ContextService(db, self._profiles, self.memories, self.followups, self._writer)
         self.aging = AgingService(db, self.memories)
+        self.choices = Choices(self.append_preference_event)  # memory_record_choice: an ordinary event write
+        self.provenance = Provenance(db, self.memories)  # memory_explain
+        self.forgetter = Forgetter(db, self._search, self.memories, self._writer)  # memory_forget
 
     @property
     def database(self) -> Database:

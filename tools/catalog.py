@@ -6,11 +6,13 @@ from service.auth import Access
 from tools import handlers
 from tools.context_tools import CONTEXT_SPECS
 from tools.followup_tools import FOLLOWUP_SPECS
+from tools.forget_tools import FORGET_SPECS
 from tools.import_tools import IMPORT_SPECS
 from tools.control_tools import CONTROL_SPECS
 from tools.insight_tools import INSIGHT_SPECS
 from tools.memory_tools import MEMORY_SPECS
 from tools.move_tools import MOVE_SPECS
+from tools.provenance_tools import PROVENANCE_SPECS
 from tools.spec import ENVELOPE, ToolSpec
 from tools.track_tools import TRACK_SPECS
 
@@ -140,3 +142,5 @@ PRD_SPECS: list[ToolSpec] = [
 TOOL_SPECS: list[ToolSpec] = (PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS + FOLLOWUP_SPECS
                              + IMPORT_SPECS + CONTROL_SPECS)
 TOOL_SPECS += CONTEXT_SPECS  # issue 12: the memory block for the prompt
+TOOL_SPECS += FORGET_SPECS  # issue 12: forget one item
+TOOL_SPECS += PROVENANCE_SPECS  # issue 12: pairwise choices and provenance

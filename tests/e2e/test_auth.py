@@ -61,6 +61,10 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_get_context": {"user_id": user_id, "budget_tokens": 500},
         "memory_import_user_data": {"user_id": user_id, "data": {"format": "taste-memory-export/1"}, "confirm": True,
                                     "replace": True},
+        "memory_record_choice": {"user_id": user_id, "chose": {"kind": "artist", "name": "Polka Band"},
+                                 "over": {"kind": "artist", "name": "Jazz Band"}},
+        "memory_explain": {"user_id": user_id, "path": "Polka Band"},
+        "memory_forget": {"user_id": user_id, "kind": "profile_field", "id": "/genres", "confirm": True},
     }
 
 

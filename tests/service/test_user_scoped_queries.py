@@ -41,7 +41,7 @@ import pytest
 
 from service.ledger.keys import head_id
 from service.storage.collection import TrackedCollection
-from tests.service.user_scoped_memories import controls_scenario, memories_scenario
+from tests.service.user_scoped_memories import controls_scenario, forget_scenario, memories_scenario
 from tests.support import Caller, EnvelopeCaller, connected, playlist, track
 
 REPO = Path(__file__).resolve().parents[2]
@@ -375,6 +375,10 @@ async def _moves(call: RecordingCaller) -> None:
     await call.ok("memory_rotation_report", {"user_id": USER, "days": 30, "limit": 10})
     await call.ok("memory_feedback_summary", {"user_id": USER, "limit": 5})
     await call.ok("memory_get_context", {"user_id": USER, "budget_tokens": 800, "focus": "deeper focus"})
+    await call.ok("memory_record_choice", {"user_id": USER, "chose": {"kind": "track", "id": track(1)},
+                                           "over": {"kind": "track", "id": track(2), "name": "Fjord"},
+                                           "dimensions": ["energy"], "context": "focus music"})
+    await call.ok("memory_explain", {"user_id": USER, "path": "Svenson"})
 
 
 async def _reads(call: RecordingCaller, service: Any) -> None:
@@ -418,6 +422,7 @@ async def _reads(call: RecordingCaller, service: Any) -> None:
     await _moves(call)
     await memories_scenario(call, USER, OTHER)
     await controls_scenario(call, USER)
+    await forget_scenario(call, USER, OTHER)
 
 
 async def _export_delete_import(call: RecordingCaller, recorder: Recorder, service: Any) -> None:

@@ -62,6 +62,9 @@ TOOLS = [
     "memory.status",
     "memory.get_context",
     "memory.import_user_data",
+    "memory.record_choice",
+    "memory.explain",
+    "memory.forget",
 ]
 
 

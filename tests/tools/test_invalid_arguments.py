@@ -194,6 +194,11 @@ BASELINES: dict[str, dict[str, Any]] = {
         "format": "taste-memory-export/1", "tracks": [{
             "track_id": track(4), "name": "Imported", "artists": ["Importer"], "first_seen_at": "2026-01-01T00:00:00Z",
             "updated_at": "2026-01-01T00:00:00Z"}]}]},
+    "memory.record_choice": {"user_id": 1, "chose": {"kind": "track", "id": track(1), "name": "Seed"},
+                             "over": {"kind": "track", "id": track(2), "name": "Other"}, "dimensions": ["energy"],
+                             "context": "picking an opener"},
+    "memory.explain": {"user_id": 1, "path": "/genres/0"},
+    "memory.forget": {"user_id": 1, "kind": "profile_field", "id": "/genres", "confirm": True},
 }
 
 # Valid payloads of memory.log_playlist_mutation per type (every optional payload field present).

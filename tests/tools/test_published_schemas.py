@@ -52,6 +52,8 @@ DESCRIBED_ARRAYS = {
     "memory.validate_recommendation": ["recommendation/entities"],
     "memory.open_followups": ["followups"],
     "memory.get_context": ["diagnostics/sections", "diagnostics/kept", "diagnostics/dropped"],
+    "memory.record_choice": ["payload/choice/dimensions"],
+    "memory.explain": ["set_by", "evidence"],
 }
 
 
@@ -233,6 +235,17 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         "dropped": [{"section": "avoid", "kind": "preference_event", "id": str(uuid.UUID(int=i + 1)),
                      "reason": "superseded", "superseded_by": str(uuid.UUID(int=i + 2))} for i in range(rows)],
         "unlisted": {"kept": 0, "dropped": 0}}},
+    "memory.record_choice": lambda rows: {
+        "event_id": str(uuid.UUID(int=1)), "user_id": 1, "timestamp": ISO, "type": "feedback", "source": "user",
+        "payload": {"choice": {"kind": "artist", "chose": {"name": "a"}, "over": {"id": "b"},
+                               "dimensions": [f"d{i}" for i in range(rows)]}, "raw_text": "r", "context": "c"}},
+    "memory.explain": lambda rows: {
+        "user_id": 1, "path": "/likes/0", "value": "a", "history_complete": True, "truncated": False,
+        "set_by": [{"version": i + 1, "applied_at": ISO, "source": "user", "reason": "r", "path": "/likes", "value": "a"}
+                   for i in range(rows)],
+        "evidence": [{"kind": "preference_event", "id": str(uuid.UUID(int=i + 1)), "timestamp": ISO, "type": "like",
+                      "source": "user", "raw_text": "r", "superseded_by": str(uuid.UUID(int=i + 2))}
+                     for i in range(rows)]},
     "memory.feedback_summary": lambda rows: {
         "as_of": ISO, "truncated": False,
         "totals": {"preference_events": 2 * rows, "profile_patches": 0, "groups": rows, "recurring_groups": rows},
