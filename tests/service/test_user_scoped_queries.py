@@ -41,7 +41,8 @@ import pytest
 
 from service.ledger.keys import head_id
 from service.storage.collection import TrackedCollection
-from tests.service.user_scoped_memories import controls_scenario, forget_scenario, memories_scenario
+from tests.forget.scenario import forget_scenario
+from tests.service.user_scoped_memories import controls_scenario, memories_scenario
 from tests.support import Caller, EnvelopeCaller, connected, playlist, track
 
 REPO = Path(__file__).resolve().parents[2]

@@ -55,21 +55,3 @@ async def controls_scenario(call: EnvelopeCaller, user: int) -> None:
     await call.error("memory_update_profile", {"user_id": user, "patch": {"x": 1}}, "CONFLICT")
     await call.ok("memory_pause", {"user_id": user, "until": None})
 
-
-async def forget_scenario(call: EnvelopeCaller, user: int, other: int) -> None:
-    """memory_forget of each kind, on items made for it (the rest of the scenario's counts hold)."""
-    await call.ok("memory_update_profile", {"user_id": user, "patch": {"forget_me": "soon"}})
-    await call.ok("memory_forget", {"user_id": user, "kind": "profile_field", "id": "/forget_me", "confirm": True})
-    event = await call.ok("memory_append_preference_event", {"user_id": user, "type": "note",
-                                                            "payload": {"raw_text": "forget this"}})
-    await call.ok("memory_forget", {"user_id": user, "kind": "preference_event", "id": event["event_id"],
-                                    "confirm": True})
-    added = await call.ok("memory_add", {"user_id": user, "type": "insight", "entities": ["Forgettable"],
-                                         "summary": "To be forgotten", "importance": 9})
-    await call.ok("memory_forget", {"user_id": user, "kind": "memory", "id": added["memory_id"], "confirm": True})
-    await call.ok("memory_log_plays", {"user_id": user, "plays": [{"artist": "Gone", "track": "Song",
-                                                                   "played_at": "2024-01-01T00:00:00Z"}]})
-    await call.ok("memory_forget", {"user_id": user, "kind": "play", "id": "Gone|Song|2024-01-01T00:00:00Z",
-                                    "confirm": True})
-    await call.error("memory_forget", {"user_id": other, "kind": "memory", "id": added["memory_id"], "confirm": True},
-                     "NOT_FOUND")
