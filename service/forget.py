@@ -43,6 +43,7 @@ from service.ledger.keys import head_id
 from service.memories import MemoryStore
 from service.memories.keys import folded_entity, is_memory_id, memory_key
 from service.memories.plays import month_of
+from service.pointers import array_index, parse_pointer, resolve
 from service.search import SearchEngine
 from service.storage import Database
 from service.timeutil import as_utc, parse_iso, utc_now
@@ -176,13 +177,13 @@ class Forgetter:
             if current is None:
                 raise _missing("profile_field")
             profile = copy.deepcopy(current["profile"])
-            parent = _resolve(profile, tokens[:-1])
+            parent = resolve(profile, tokens[:-1])
             last = tokens[-1]
             if isinstance(parent, dict) and last in parent:
                 value = parent.pop(last)
                 patch: dict[str, Any] = _nested(tokens[:-1], {last: None})
-            elif isinstance(parent, list) and _index(last, parent) is not None:
-                value = parent.pop(_index(last, parent))  # type: ignore[arg-type]
+            elif isinstance(parent, list) and (index := array_index(last, parent)) is not None:
+                value = parent.pop(index)
                 patch = _nested(tokens[:-1], parent)
             else:
                 raise _missing("profile_field")
@@ -210,24 +211,7 @@ def _tokens(pointer: str) -> list[str]:
     if not pointer.startswith("/"):
         raise InvalidArgument("a profile field is a JSON Pointer such as /rules/max_tracks_per_artist",
                               {"field": "id"})
-    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
-
-
-def _index(token: str, array: list[Any]) -> int | None:
-    if token.isdigit() and (token == "0" or not token.startswith("0")) and int(token) < len(array):
-        return int(token)
-    return None
-
-
-def _resolve(value: Any, tokens: list[str]) -> Any:
-    for token in tokens:
-        if isinstance(value, dict) and token in value:
-            value = value[token]
-        elif isinstance(value, list) and _index(token, value) is not None:
-            value = value[_index(token, value)]  # type: ignore[index]
-        else:
-            return None
-    return value
+    return parse_pointer(pointer)
 
 
 def _nested(tokens: list[str], leaf: Any) -> dict[str, Any]:
@@ -262,6 +246,6 @@ def _remove(node: Any, tokens: list[str], value: Any) -> bool:
             changed = len(kept) != len(node)
             node[:] = kept
             return changed
-        position = _index(token, node)
+        position = array_index(token, node)
         return position is not None and _remove(node[position], rest, value)
     return False

@@ -37,36 +37,13 @@ from service.context.rank import superseded
 from service.errors import NotFound
 from service.memories import MemoryStore
 from service.memories.keys import folded_entity
+from service.pointers import MISSING as _MISSING
+from service.pointers import parse_pointer, pointer, resolve
 from service.storage import Database
 from service.timeutil import as_utc
 
 MAX_ROWS = 50
 MAX_SUBJECTS = 20  # strings of one field's value looked up as subjects
-_MISSING = object()
-
-
-def parse_pointer(path: str) -> list[str]:
-    return [p.replace("~1", "/").replace("~0", "~") for p in path.split("/")[1:]]
-
-
-def pointer(parts: list[str]) -> str:
-    return "".join("/" + p.replace("~", "~0").replace("/", "~1") for p in parts)
-
-
-def step(value: Any, part: str) -> Any:
-    if isinstance(value, dict):
-        return value.get(part, _MISSING)
-    if isinstance(value, list) and part.isdigit() and (part == "0" or not part.startswith("0")):
-        return value[int(part)] if int(part) < len(value) else _MISSING
-    return _MISSING
-
-
-def resolve(value: Any, parts: list[str]) -> Any:
-    for part in parts:
-        value = step(value, part)
-        if value is _MISSING:
-            break
-    return value
 
 
 def patch_sets(patch: Any, parts: list[str]) -> tuple[list[str], Any] | None:
