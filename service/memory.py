@@ -22,6 +22,7 @@ from service.memories import MemoryStore
 from service.memories.followups import FollowUpService
 from service.memories.aging import AgingService
 from service.importer import import_user
+from service.inspection import Inspector
 from service.insights import InsightService
 from service.ledger.listing import list_playlists
 from service.ledger.moves import LedgerMoves
@@ -59,6 +60,8 @@ class MemoryService:
         self.choices = Choices(self.append_preference_event)  # memory_record_choice: an ordinary event write
         self.provenance = Provenance(db, self.memories)  # memory_explain
         self.forgetter = Forgetter(db, self._search, self.memories, self._writer)  # memory_forget
+        self.inspector = Inspector(db, self.controls, self.context)  # memory_inspect
+        self._search.on_user_reloaded(self.context.forget_served)  # forget, import, delete: the last block goes
 
     @property
     def database(self) -> Database:

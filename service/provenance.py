@@ -29,6 +29,7 @@ of the same subject supersedes carry ``superseded_by`` (``service.context.rank.s
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from service.choices import choice_of, side_names
@@ -73,24 +74,42 @@ def strings(value: Any, parts: list[str] | None = None) -> Iterator[tuple[list[s
             yield from strings(item, [*parts, str(i)])
 
 
-def _contains_words(text: str, folded: str) -> bool:
-    return f" {folded} " in f" {folded_entity(text)} "
+@dataclass(frozen=True)
+class EventTerms:
+    """What an event can be matched on, folded once (``memory_inspect`` matches every profile field
+    against every event)."""
+
+    exact: frozenset[str]  # the payload's subject values and a choice's sides, as written (trimmed)
+    folded: frozenset[str]  # the same, folded
+    raw: str | None  # " <folded raw_text> ", to find whole words in
+    keys: frozenset[str]  # the payload's keys
 
 
-def event_matches(event: dict[str, Any], folded: set[str], exact: set[str], key: str | None) -> bool:
+def event_terms(event: dict[str, Any]) -> EventTerms | None:
     payload = event.get("payload")
     if not isinstance(payload, dict):
-        return False
-    if key is not None and key in payload:
-        return True
+        return None
     named = [payload[f] for f in SUBJECT_FIELDS if isinstance(payload.get(f), str)]
     choice = choice_of(event)
     if choice is not None:
         named += side_names(choice)
-    if exact & {n.strip() for n in named} or folded & {folded_entity(n) for n in named}:
-        return True
     raw = payload.get("raw_text")
-    return isinstance(raw, str) and any(_contains_words(raw, s) for s in folded)
+    return EventTerms(frozenset(n.strip() for n in named), frozenset(folded_entity(n) for n in named),
+                      f" {folded_entity(raw)} " if isinstance(raw, str) else None, frozenset(payload))
+
+
+def terms_match(found: EventTerms | None, folded: set[str], exact: set[str], key: str | None) -> bool:
+    if found is None:
+        return False
+    if key is not None and key in found.keys:
+        return True
+    if exact & found.exact or folded & found.folded:
+        return True
+    return found.raw is not None and any(f" {s} " in found.raw for s in folded)
+
+
+def event_matches(event: dict[str, Any], folded: set[str], exact: set[str], key: str | None) -> bool:
+    return terms_match(event_terms(event), folded, exact, key)
 
 
 def event_row(event: dict[str, Any], replaced: dict[str, str]) -> dict[str, Any]:

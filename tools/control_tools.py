@@ -22,6 +22,10 @@ async def status(service: MemoryService, a: dict[str, Any], caller: Principal) -
     return await service.controls.status(a["user_id"])
 
 
+async def inspect(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
+    return await service.inspector.inspect(a["user_id"])
+
+
 _STATUS = " Returns {enabled, paused_until (null when not paused), counts of what is stored}."
 CONTROL_SPECS: list[ToolSpec] = [
     ToolSpec(
@@ -45,5 +49,20 @@ CONTROL_SPECS: list[ToolSpec] = [
         "playlists, catalog tracks, typed memories, play buckets, aging records, profile version). Works whatever "
         "the switches say." + _STATUS + ENVELOPE,
         status, read_only=True, destructive=False, idempotent=True, access=Access.READ, gated=False,
+    ),
+    ToolSpec(
+        "memory.inspect", "Inspect the memory (memory.inspect)",
+        "When the user asks what you remember about them, or why you said or did something ('what do you know "
+        "about me?', 'why did you leave that out?'): what is stored and how it was used, in one answer. enabled, "
+        "paused_until and counts as memory_status gives them; last_context, the last block memory_get_context "
+        "served for this user (when, budget, focus, the block, and diagnostics: what was kept, what was left out "
+        "and why: budget, superseded, unclassified), or null when none was served since the server started or "
+        "since data was forgotten, imported or deleted; profile_fields, every profile field (a JSON Pointer such "
+        "as /rules/max_tracks_per_artist, its value) with the patches that set it (version, time, source, reason "
+        "cut at 200 characters) and the preference events that are its evidence, at most 5 of each, newest first, "
+        "with full counts; for the whole story of one field call memory_explain with its path. At most 200 "
+        "fields (unlisted_fields counts the rest). While memory is off, switches and counts only: no stored "
+        "content (hidden='memory_disabled')." + ENVELOPE,
+        inspect, read_only=True, destructive=False, idempotent=True, access=Access.READ, gated=False,
     ),
 ]

@@ -58,6 +58,7 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_set_enabled": {"user_id": user_id, "enabled": True},
         "memory_pause": {"user_id": user_id, "until": None},
         "memory_status": {"user_id": user_id},
+        "memory_inspect": {"user_id": user_id},
         "memory_get_context": {"user_id": user_id, "budget_tokens": 500},
         "memory_import_user_data": {"user_id": user_id, "data": {"format": "taste-memory-export/1"}, "confirm": True,
                                     "replace": True},

@@ -376,6 +376,7 @@ async def _moves(call: RecordingCaller) -> None:
     await call.ok("memory_rotation_report", {"user_id": USER, "days": 30, "limit": 10})
     await call.ok("memory_feedback_summary", {"user_id": USER, "limit": 5})
     await call.ok("memory_get_context", {"user_id": USER, "budget_tokens": 800, "focus": "deeper focus"})
+    await call.ok("memory_inspect", {"user_id": USER})
     await call.ok("memory_record_choice", {"user_id": USER, "chose": {"kind": "track", "id": track(1)},
                                            "over": {"kind": "track", "id": track(2), "name": "Fjord"},
                                            "dimensions": ["energy"], "context": "focus music"})

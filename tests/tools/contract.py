@@ -65,6 +65,7 @@ TOOLS = [
     "memory.record_choice",
     "memory.explain",
     "memory.forget",
+    "memory.inspect",
 ]
 
 

@@ -188,6 +188,7 @@ BASELINES: dict[str, dict[str, Any]] = {
     "memory.set_enabled": {"user_id": 1, "enabled": True},
     "memory.pause": {"user_id": 1, "until": LATER},
     "memory.status": {"user_id": 1},
+    "memory.inspect": {"user_id": 1},
     "memory.get_context": {"user_id": 1, "budget_tokens": 500, "focus": "polka"},
     # A constant export; it replaces the seeded user at the end.
     "memory.import_user_data": {"user_id": 1, "confirm": True, "replace": True, "data": [{
