@@ -1,4 +1,4 @@
-"""memory_forget: each kind is gone from get/search/export/context/query, the audit trail and the
+"""memory_forget: each kind is gone from get/search/export/context/query/explain/inspect, the audit trail and the
 store's files; one content-free tombstone remains; another user's item and a second forget are
 NOT_FOUND; the rest of the user's data stays."""
 
@@ -74,6 +74,10 @@ async def _visible(call: Caller, user: int, marker: str) -> str:
         await call.ok("memory_get_playlists", {"user_id": user}),
         await call.ok("memory_export_user_data", {"user_id": user}),
         await call.ok("memory_rotation_report", {"user_id": user}),
+        {k: v for k, v in (await call.ok("memory_explain", {"user_id": user, "path": marker})).items()
+         if k != "path"},  # (the answer repeats the subject asked about)
+        await call("memory_explain", {"user_id": user, "path": "/note"}),  # NOT_FOUND once it is forgotten
+        await call.ok("memory_inspect", {"user_id": user}),
         await call.service.export_everything(user),
     ]
     return json.dumps(seen, default=str).lower()
