@@ -5,7 +5,7 @@ playlist's header, snapshots and events by sequence, then the track catalog and 
 track choices, then typed memories, play buckets and aging records; exports made before the later
 sections existed import as before). A piece larger than a part travels as
 ``chunks``: consecutive slices of its JSON text, joined and parsed by the importer. It holds no derivable data: the playlist
-document, idempotency claims and indexes are rebuilt on import. A tool answer carries one
+document, idempotency claims, the events' ``superseded_by`` marks and indexes are rebuilt on import. A tool answer carries one
 *part* of at most ``export_part_bytes``; the cursor names the last piece sent and the moment of
 the first part, so later parts neither repeat nor skip anything recorded by then.
 """
@@ -99,8 +99,10 @@ async def _pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
         events = await db.preference_events.find(query, sort=[("recorded_ns", 1), ("_id", 1)])
         for event in events:
             if event["recorded_ns"] <= as_of_ns:
-                # Which import wrote it here is this store's history, not the user's data.
-                body = {"event_id": event["_id"]} | to_json({k: v for k, v in event.items() if k != "imported_by"})
+                # Which import wrote it here is this store's history, not the user's data; the
+                # supersession mark is derived from the events (an import recomputes it).
+                body = {"event_id": event["_id"]} | to_json({k: v for k, v in event.items()
+                                                             if k not in ("imported_by", "superseded_by")})
                 for piece in _fit("preference_event", [1, event["recorded_ns"], event["_id"]], body, budget):
                     yield piece
     if section <= 2:

@@ -4,7 +4,8 @@ the embedded store's files (the same ``scrub`` as ``delete_user_data``, after th
 
 What each kind removes:
 
-* ``preference_event`` (id: the event_id): the event document, and the audit entries naming it.
+* ``preference_event`` (id: the event_id): the event document, and the audit entries naming it;
+  the user's ``superseded_by`` marks are recomputed (an older opinion it replaced is in force again).
 * ``memory`` (id: the memory_id): the memory, its aging records (they hold its summary before and
   after), and the audit entries naming either.
 * ``play`` (id: ``"<artist>|<track>|<played_at>"``, the play's identity as ``memory_log_plays``
@@ -46,6 +47,7 @@ from service.memories.plays import month_of
 from service.pointers import array_index, parse_pointer, resolve
 from service.search import SearchEngine
 from service.storage import Database
+from service.supersession import remark
 from service.timeutil import as_utc, parse_iso, utc_now
 from service.units import unit_of_work
 
@@ -113,6 +115,8 @@ class Forgetter:
         if not await self._db.preference_events.delete_many({"_id": event_id, "user_id": user_id}):
             raise _missing("preference_event")
         await user_stats.count_records_added(self._db, user_id, "preference_event_count", -1)
+        # The opinion it superseded is in force again (or superseded by the next newer one).
+        await remark(self._db, user_id)
         return {"keys": {event_id}}
 
     async def _memory(self, user_id: int, memory_id: str) -> dict[str, Any]:

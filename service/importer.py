@@ -15,6 +15,7 @@ from service.errors import EventIdTaken, UserHasData
 from service.import_build import ImportPlan, build
 from service.ledger.projection import rebuild_head
 from service.storage import Database
+from service.supersession import remark
 
 async def has_data(db: Database, user_id: int) -> bool:
     for collection in db.user_collections():
@@ -54,7 +55,8 @@ async def import_user(db: Database, parts: list[Any], user_id: int, caps: dict[s
 
 
 async def write(db: Database, plan: ImportPlan, caps: dict[str, int]) -> None:
-    """Store a built import: the records, then what is derived from them (playlist documents)."""
+    """Store a built import: the records, then what is derived from them (playlist documents,
+    supersession marks)."""
     if plan.profile is not None:
         await db.profiles.insert_one(plan.profile)
     for event in plan.preference_events:
@@ -65,6 +67,8 @@ async def write(db: Database, plan: ImportPlan, caps: dict[str, int]) -> None:
         await db.idempotency.replace_one(claim)
     for pid in plan.playlist_ids:
         await rebuild_head(db, plan.user_id, pid, caps)
+    # Derived like the heads: the export carries no marks (and any an export did carry are replaced).
+    await remark(db, plan.user_id)
     for name, documents in plan.documents.items():
         collection = getattr(db, name)
         for document in documents:
