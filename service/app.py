@@ -52,11 +52,14 @@ class ServiceHolder:
 
 
 @contextlib.asynccontextmanager
-async def running_service(settings: Settings, holder: ServiceHolder) -> AsyncIterator[MemoryService]:
+async def running_service(settings: Settings, holder: ServiceHolder,
+                          recover: bool = True) -> AsyncIterator[MemoryService]:
+    """The service on its store. ``recover``: repair what a crash can leave behind first (playlist
+    documents, counters); ``rederive`` opens without it, as that repair would hide what it reports."""
     async with open_database(settings) as db:
         record_audit_on_write_path(db)
         service = MemoryService(db, settings)
-        rebuilt = await service.recover()
+        rebuilt = await service.recover() if recover else 0
         if rebuilt:
             log.warning("rolled %d playlist documents forward after an interrupted write", rebuilt)
         holder.service = service

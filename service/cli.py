@@ -1,4 +1,4 @@
-"""``memory-service``: serve, seed, export, import and age. Every flag also reads ``MEMORY_…``."""
+"""``memory-service``: serve, seed, export, import, age and rederive. Every flag also reads ``MEMORY_…``."""
 
 from __future__ import annotations
 
@@ -121,9 +121,9 @@ def _tokens(settings: Settings) -> TokenStore:
     return store
 
 
-def _run(settings: Settings, work: Any, command: str) -> Any:
+def _run(settings: Settings, work: Any, command: str, recover: bool = True) -> Any:
     async def main() -> Any:
-        async with running_service(settings, ServiceHolder()) as service:
+        async with running_service(settings, ServiceHolder(), recover) as service:
             # What the CLI writes is audited like a tool call, as the machine's own user.
             with acting_as(CallOrigin("local", f"cli.{command}", new_request_id())):
                 return await work(service)
@@ -233,6 +233,52 @@ def age(
     Console().print(table)
     err.print(("dry run, nothing written: " if dry_run else "memories aged: ")
               + ", ".join(f"{n} {what}" for what, n in report["counts"].items()))
+
+
+DIFFERENCES_FOUND = 3  # rederive's exit code when the stored views differed from the records
+
+
+@app.command(epilog=f"Exit codes: 0 no difference; {DIFFERENCES_FOUND} differences found (repaired unless "
+                    "--dry-run; a second run then reports none); 1 an error (the store could not be opened).")
+def rederive(
+    user_id: Annotated[int | None, typer.Option(min=1, help="Only this user (default: every user with data)")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report the differences, repair nothing")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout instead of a table")] = False,
+    data_dir: DataDir = None,
+    mongodb_uri: MongoUri = None,
+) -> None:
+    """Rebuild the derived views (playlist documents, counters, supersession marks, profile from its
+    history, in-process indexes) from the records; report and repair every difference."""
+    configure_logging("WARNING")
+
+    async def work(service: Any) -> dict[str, Any]:
+        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
+            task = progress.add_task("rederiving", total=None)
+            return await service.rederiver.rederive(user_id, dry_run, lambda uid, done, total: progress.update(
+                task, description=f"user {uid} checked ({done}/{total})"))
+
+    # Without start-up recovery: it repairs heads and counters silently, and they must be reported.
+    report = _run(_settings(data_dir=data_dir, mongodb_uri=mongodb_uri), work, "rederive", recover=False)
+    if as_json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
+    else:
+        table = Table("user", "view", Column("key", overflow="fold"), "fields", Column("detail", overflow="fold"))
+        for row in report["users"]:
+            for found in row["differences"]:
+                table.add_row(*(Text(v) for v in (str(row["user_id"]), found["view"], found["key"],
+                                                  ", ".join(found["fields"]), found["detail"])))
+        if report["differences"]:
+            Console().print(table)
+    skipped = [f"user {row['user_id']} {note['view']}: {note['reason']}" for row in report["users"]
+               for note in row["not_checked"]]
+    users = len(report["users"])
+    if not report["differences"]:
+        err.print(f"no difference: {users} users checked" + (f"; not checked: {'; '.join(skipped)}" if skipped else ""))
+        return
+    state = "dry run, nothing repaired" if dry_run else "repaired"
+    err.print(f"{report['differences']} differences in {sum(1 for r in report['users'] if r['differences'])} "
+              f"of {users} users ({state})" + (f"; not checked: {'; '.join(skipped)}" if skipped else ""))
+    raise typer.Exit(DIFFERENCES_FOUND)
 
 
 tokens_app = typer.Typer(help="Bearer tokens: a token is shown once at creation and stored hashed.",

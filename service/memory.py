@@ -31,6 +31,7 @@ from service.ledger.recovery import roll_forward_all
 from service.ledger.writer import LedgerWriter
 from service.profiles import Profiles
 from service.provenance import Provenance
+from service.rederive import Rederiver
 from service.search import SearchEngine
 from service.settings import Settings
 from service.storage import Database
@@ -61,6 +62,7 @@ class MemoryService:
         self.choices = Choices(self.append_preference_event)  # memory_record_choice: an ordinary event write
         self.provenance = Provenance(db, self.memories)  # memory_explain
         self.forgetter = Forgetter(db, self._search, self.memories, self._writer)  # memory_forget
+        self.rederiver = Rederiver(db, self._writer.caps, self._search, self.memories)  # memory-service rederive
         self.inspector = Inspector(db, self.controls, self.context)  # memory_inspect
         self._search.on_user_reloaded(self.context.forget_served)  # forget, import, delete: the last block goes
 

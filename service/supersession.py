@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 from service.context.rank import superseded
 from service.memories.locks import UserLocks

@@ -58,8 +58,8 @@ async def forget(db: Database, user_id: int) -> None:
     await db.user_stats.delete_many({"user_id": user_id})
 
 
-async def recount(db: Database, user_id: int) -> dict[str, Any] | None:
-    """Store the counters of one user as its records say; None (and no document) if it has none."""
+async def derive(db: Database, user_id: int) -> dict[str, Any] | None:
+    """The counters of one user as its records say, without storing them; None if it has none."""
     profile = await db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"version": 1, "updated_at": 1})
     counts = {
         "playlist_count": await db.playlists.count_documents({"user_id": user_id}),
@@ -69,6 +69,18 @@ async def recount(db: Database, user_id: int) -> dict[str, Any] | None:
         **{field: await getattr(db, name).count_documents({"user_id": user_id}) for name, field in CATALOG_COUNTS},
     }
     if profile is None and not any(counts[f] for f in FIELDS if f.endswith("_count")):
+        return None
+    return counts
+
+
+async def stored(db: Database, user_id: int) -> dict[str, Any] | None:
+    return await db.user_stats.find_one(_key(user_id))
+
+
+async def recount(db: Database, user_id: int) -> dict[str, Any] | None:
+    """Store the counters of one user as its records say; None (and no document) if it has none."""
+    counts = await derive(db, user_id)
+    if counts is None:
         await forget(db, user_id)
         return None
     await db.user_stats.replace_one({**_key(user_id), **counts})

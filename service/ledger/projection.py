@@ -1,6 +1,7 @@
 """The playlist document as a projection of the history buckets.
 
-``rebuild_head`` derives it from the buckets alone (used after a crash and at start-up);
+``derive_head`` computes it from the buckets alone and ``rebuild_head`` stores that (after a crash,
+at start-up; ``rederive`` compares it with the stored one first);
 ``advance_head`` is the cheap incremental form the writer applies after each commit.
 """
 
@@ -98,19 +99,27 @@ def head_fields(bucket: dict[str, Any], state: PlaylistState) -> dict[str, Any]:
     }
 
 
-async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[str, int]) -> dict[str, Any] | None:
-    """Derive the playlist document from the history buckets and store it; None if never created."""
+async def derive_head(
+    db: Database, user_id: int, playlist_id: str, caps: dict[str, int], trust_index: bool = True
+) -> dict[str, Any] | None:
+    """The playlist document as its history buckets say, without storing it; None if never created.
+
+    ``trust_index``: start the walk at the newest bucket the stored document's ``bucket_index``
+    names (the writer's repairs: cheap for a long history); ``rederive`` walks from the first
+    bucket instead, so a damaged stored document cannot shape what it is compared with."""
     first = await load_bucket(db, user_id, playlist_id, 0)
     if first is None:
         return None
-    head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id})
     start = first
     index: list[list[Any]] = [[0, first["start_time"]]]
-    if head is not None and head.get("bucket_index"):
-        index = [list(entry) for entry in head["bucket_index"]]
-        start = await load_bucket(db, user_id, playlist_id, index[-1][0]) or first
-        if start is first:
-            index = [[0, first["start_time"]]]
+    if trust_index:
+        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id},
+                                           {"bucket_index": 1})
+        if head is not None and head.get("bucket_index"):
+            index = [list(entry) for entry in head["bucket_index"]]
+            start = await load_bucket(db, user_id, playlist_id, index[-1][0]) or first
+            if start is first:
+                index = [[0, first["start_time"]]]
     newest, newer = await walk_forward(db, start)
     index.extend([b["base_seq"], b["start_time"]] for b in newer)
 
@@ -131,7 +140,7 @@ async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[
 
     state, _ = replay_bucket(newest, max_tracks=1 << 62)
     created = first["created"]
-    document = {
+    return {
         "_id": head_id(user_id, playlist_id),
         "user_id": user_id,
         "playlist_id": playlist_id,
@@ -145,8 +154,18 @@ async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[
         "forked_from": created.get("forked_from"),
         **head_fields(newest, state),
     }
+
+
+async def store_head(db: Database, document: dict[str, Any]) -> None:
     # Concurrent rebuilds and writers race here: never move the document back to an older state.
     await db.playlists.replace_one(document, condition={"seq": {"$lte": document["seq"]}})
+
+
+async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[str, int]) -> dict[str, Any] | None:
+    """Derive the playlist document from the history buckets and store it; None if never created."""
+    document = await derive_head(db, user_id, playlist_id, caps)
+    if document is not None:
+        await store_head(db, document)
     return document
 
 

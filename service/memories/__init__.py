@@ -54,6 +54,10 @@ class MemoryStore:
         if self._cache is not None:
             self._cache.forget(user_id)
 
+    def kept_index(self, user_id: int) -> MemoryIndex | None:
+        """The analysed copy this process keeps for the user, if any (``rederive`` compares it)."""
+        return self._cache.get(user_id) if self._cache is not None else None
+
     async def index_of(self, user_id: int, narrowed: dict[str, Any] | None = None) -> MemoryIndex:
         """The user's memories, analysed (kept between calls on the embedded engine only). On real
         MongoDB, ``narrowed`` (extra equality/range conditions) lets the server's indexes select

@@ -90,6 +90,15 @@ class SearchEngine:
     def indexed_entries(self) -> int:
         return sum(len(i) for i in self._users.values())
 
+    def held_index(self, user_id: int) -> UserIndex | None:
+        """The user's index if this process has built it (``rederive`` compares it with the store)."""
+        return self._users.get(user_id) if self.in_memory else None
+
+    async def index_from_store(self, user_id: int) -> UserIndex:
+        """A new index of the user built from the store, not kept."""
+        index, _ = await self._load_user(user_id)
+        return index
+
     async def warm_up(self, user_ids: Iterable[int]) -> tuple[int, float]:
         """Build the index of each user not built yet, one at a time, yielding between users
         (and within a large one); return (entries indexed, seconds). Nothing on real MongoDB."""
