@@ -352,3 +352,14 @@ async def stdio_session(settings: Settings, workdir: Path) -> AsyncIterator[Wire
         client = Client(stdio_client(parameters, errlog=errlog), cache=None, read_timeout_seconds=CALL_TIMEOUT)
         async with _session(client) as call:
             yield call
+
+
+def assert_rederive_clean(settings: Settings, workdir: Path) -> dict[str, Any]:
+    """Issue 12's "done when": after a flow (its server stopped), ``memory-service rederive`` finds
+    every derived view as the records say: exit 0, no difference. Returns the report."""
+    done = run_cli(["rederive", "--json"], settings, cwd=workdir)
+    assert done.returncode == 0, f"rederive found differences (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
+    assert "no difference" in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    assert report["differences"] == 0 and report["users"], report
+    return report

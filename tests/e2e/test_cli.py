@@ -34,7 +34,7 @@ SERVE_FLAGS = {
     "--log-level": "MEMORY_LOG_LEVEL",
 }
 STORE_FLAGS = {"--data-dir": "MEMORY_DATA_DIR", "--mongodb-uri": "MEMORY_MONGODB_URI"}
-COMMANDS = ("serve", "seed", "export", "import")
+COMMANDS = ("serve", "seed", "export", "import", "rederive")
 
 
 def export_file(settings: Settings, tmp_path: Path, name: str) -> dict[str, Any]:
@@ -96,7 +96,7 @@ def test_serve_help_lists_every_flag_with_its_env_var() -> None:
     assert not undocumented, f"serve --help does not name the variable of {undocumented}:\n{text}"
 
 
-@pytest.mark.parametrize("command", ["seed", "export", "import"])
+@pytest.mark.parametrize("command", ["seed", "export", "import", "rederive"])
 def test_store_flags_of_every_command_name_their_env_var(command: str) -> None:
     text = help_text(command)
     sections = option_sections(text, list(STORE_FLAGS))

@@ -30,6 +30,7 @@ from tests.conftest import make_settings
 from tests.e2e.crash_model import USER, Model, PlaylistModel, ProfileModel, apply
 from tests.e2e.server_process import (
     WireCaller,
+    assert_rederive_clean,
     free_port,
     http_get,
     run_cli,
@@ -273,6 +274,8 @@ async def test_acknowledged_writes_survive_kill_9(tmp_path: Path) -> None:
     assert total_acks >= ROUNDS  # every round acknowledged writes before its SIGKILL
     assert sum(seen.values()) >= ROUNDS  # and had writes in flight when it was killed
     assert all(p.created for p in model.playlists)
+    # After recovery (the last server's start-up) every derived view is what the records say.
+    assert_rederive_clean(settings, tmp_path)
 
 
 async def test_second_server_on_a_data_dir_in_use_is_refused(tmp_path: Path) -> None:

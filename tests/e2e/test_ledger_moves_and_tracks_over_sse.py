@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
-from tests.e2e.server_process import running_server, sse_session
+from tests.e2e.server_process import assert_rederive_clean, running_server, sse_session
 from tests.e2e.audit_checks import assert_logged_and_audited
 from tests.e2e.test_audit_and_observability import settled_entries, tool_call_lines
 from tests.e2e.tokens import create_token, token_env
@@ -139,3 +139,4 @@ async def test_the_stories_over_sse_are_validated_audited_and_logged(
     # One log line per call, in order; every write call has audit entries naming its tool and token.
     assert_logged_and_audited(made, logged, trail, WRITES, token_id, USER, settings)
     assert {e["collection"] for e in trail} >= {"tracks", "track_choices", "playlist_history"}
+    assert_rederive_clean(settings, tmp_path)  # every derived view is what the records say

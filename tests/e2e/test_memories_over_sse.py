@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
-from tests.e2e.server_process import running_server, sse_session
+from tests.e2e.server_process import assert_rederive_clean, running_server, sse_session
 from tests.e2e.audit_checks import assert_logged_and_audited
 from tests.e2e.test_audit_and_observability import settled_entries, tool_call_lines
 from tests.e2e.tokens import create_token, token_env
@@ -111,3 +111,4 @@ async def test_the_memory_stories_over_sse_are_validated_audited_and_logged(
     assert_logged_and_audited(made, log_lines, trail, WRITES, token_id, USER, settings, wrote_nothing)
     assert {e["collection"] for e in trail} >= {"memories", "plays"}
 
+    assert_rederive_clean(settings, tmp_path)  # every derived view is what the records say

@@ -16,6 +16,7 @@ import pytest
 
 from service.settings import Settings
 from tests.e2e.server_process import (
+    assert_rederive_clean,
     http_get,
     running_server,
     sse_session,
@@ -225,6 +226,10 @@ async def test_playbook_flows_over_sse(settings: Settings, tmp_path: Path) -> No
                     for u in users] == [(USER, 2, 2, 2)]
             again = await call.ok("memory_get_profile", {"user_id": USER})
             assert (again["profile"], again["version"]) == (expected_profile, 2)
+
+    # Every derived view is what the records say (checked before a restart, whose start-up
+    # recovery would repair heads and counters unseen).
+    assert_rederive_clean(settings, tmp_path)
 
     # And after a restart of the process on the same store.
     with running_server(settings, tmp_path) as server:
