@@ -83,6 +83,8 @@ class Forgetter:
                 names = await getattr(self, "_" + kind)(user_id, item_id)
         finally:  # whatever was reached, the search index and the memories' copy hold only what is stored
             await self._search.user_reloaded(user_id)
+        if await user_stats.derive(self._db, user_id) is None:  # nothing left: unlisted, as recount would
+            await user_stats.forget(self._db, user_id)
         await self._drop_entries(user_id, names)
         moment = utc_now()
         key = f"{kind}:{hashlib.sha256(item_id.encode()).hexdigest()[:32] if kind == 'play' else item_id}"
