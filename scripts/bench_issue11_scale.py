@@ -73,6 +73,7 @@ async def measure(users: int, repeat: int) -> dict[str, tuple[float, float]]:
                 "memory_get_context": lambda: {"user_id": 1, "budget_tokens": 1000, "focus": "band 3"},
                 "memory_status": lambda: {"user_id": 1},
                 "memory_explain": lambda: {"user_id": 1, "path": "/likes/artists/0"},
+                "memory_inspect": lambda: {"user_id": 1},
             }
             found: dict[str, tuple[float, float]] = {}
             for label, arguments in calls.items():

@@ -21,6 +21,7 @@ answers nothing while memory is off.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,8 +63,64 @@ def _set_by(history: list[dict[str, Any]], parts: list[str]) -> list[dict[str, A
     return sorted(rows, key=lambda r: r["version"], reverse=True)
 
 
-def _evidence(events: list[tuple[dict[str, Any], EventTerms | None]], parts: list[str],
-              value: Any) -> list[dict[str, Any]]:
+class EvidenceIndex:
+    """The user's events by what ``terms_match`` compares, so each field is looked up, not matched
+    against every event: exact and folded subject names, payload keys, and the runs of words of each
+    folded raw_text that equal a field value looked for (``wanted``; a value of more than
+    ``RUN_WORDS`` words is matched the slow way, event by event). The same answers as
+    ``terms_match``, in the order the events were given. Building hands the event loop back every
+    ``SLICE`` events: a user with many events must not stall the other sessions."""
+
+    RUN_WORDS = 6
+    SLICE = 500
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.events = events
+        self.terms: list[EventTerms | None] = []
+        self._by: dict[tuple[str, str], set[int]] = {}
+
+    @classmethod
+    async def built(cls, events: list[dict[str, Any]], wanted: set[str]) -> EvidenceIndex:
+        index = cls(events)
+        lengths = sorted({len(w.split()) for w in wanted if len(w.split()) <= cls.RUN_WORDS})
+        for i, event in enumerate(events):
+            if i % cls.SLICE == cls.SLICE - 1:
+                await asyncio.sleep(0)
+            found = event_terms(event)
+            index.terms.append(found)
+            if found is not None:
+                index._put(i, found, wanted, lengths)
+        return index
+
+    def _put(self, i: int, found: EventTerms, wanted: set[str], lengths: list[int]) -> None:
+        for kind, values in (("exact", found.exact), ("folded", found.folded), ("key", found.keys)):
+            for value in values:
+                self._by.setdefault((kind, value), set()).add(i)
+        if found.raw is None:
+            return
+        words = found.raw.split()
+        for start in range(len(words)):
+            for length in lengths:
+                run = " ".join(words[start:start + length])
+                if start + length <= len(words) and run in wanted:
+                    self._by.setdefault(("run", run), set()).add(i)
+
+    def matching(self, folded: set[str], exact: set[str], key: str | None) -> list[dict[str, Any]]:
+        hits: set[int] = set()
+        if key is not None:
+            hits |= self._by.get(("key", key), set())
+        for value in exact:
+            hits |= self._by.get(("exact", value), set())
+        for value in folded:
+            hits |= self._by.get(("folded", value), set())
+            if len(value.split()) <= self.RUN_WORDS:
+                hits |= self._by.get(("run", value), set())
+            else:
+                hits |= {i for i, found in enumerate(self.terms) if terms_match(found, {value}, set(), None)}
+        return [self.events[i] for i in sorted(hits)]
+
+
+def _evidence(index: EvidenceIndex, parts: list[str], value: Any) -> list[dict[str, Any]]:
     if isinstance(value, str):
         folded, exact, key = {folded_entity(value)} - {""}, {value.strip()} - {""}, None
     else:  # a rule such as 2: the events that name the field (``max_tracks_per_artist``)
@@ -72,7 +129,7 @@ def _evidence(events: list[tuple[dict[str, Any], EventTerms | None]], parts: lis
     if not folded and not exact and key is None:
         return []
     return [{"id": str(e["_id"]), "type": e["type"], "timestamp": e["timestamp"]}
-            for e, found in events if terms_match(found, folded, exact, key)]
+            for e in index.matching(folded, exact, key)]
 
 
 class Inspector:
@@ -106,7 +163,8 @@ class Inspector:
         stored = await self._db.preference_events.find(
             {"user_id": user_id}, {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1})
         stored.sort(key=lambda e: (as_utc(e["timestamp"]).timestamp(), str(e["_id"])), reverse=True)
-        events = [(e, event_terms(e)) for e in stored]
+        wanted = {folded_entity(value) for _, value in found if isinstance(value, str)}
+        events = await EvidenceIndex.built(stored, wanted)
         rows = []
         for parts, value in found:
             set_by = _set_by(history, parts)
