@@ -68,7 +68,7 @@ async def write(db: Database, plan: ImportPlan, caps: dict[str, int]) -> None:
     for pid in plan.playlist_ids:
         await rebuild_head(db, plan.user_id, pid, caps)
     # Derived like the heads: the export carries no marks (and any an export did carry are replaced).
-    await remark(db, plan.user_id)
+    await remark(db, plan.user_id, strays=True)
     for name, documents in plan.documents.items():
         collection = getattr(db, name)
         for document in documents:

@@ -81,7 +81,7 @@ class Rederiver:
         heads, playlists = await check_heads(self._db, user_id, self._caps, write)
         found += heads
         async with marks_held(user_id):
-            marks = await mark_superseded(self._db, user_id, write)
+            marks = await mark_superseded(self._db, user_id, write, strays=True)
         found += [difference("supersession", event_id, ["superseded_by"],
                              "mark set" if old is None else "mark removed" if new is None else "mark changed",
                              stored=old, derived=new) for event_id, (old, new) in sorted(marks.items())]

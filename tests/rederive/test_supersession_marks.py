@@ -58,6 +58,8 @@ async def test_an_import_replaces_marks_an_export_should_not_carry(settings: Set
         first = await opinion(call, "like", {"genre": "Metal"})
         exported = (await call.ok("memory_export_user_data", {"user_id": USER}))["data"]
         exported["preference_events"][0]["superseded_by"] = "made-up"
+        exported["preference_events"].append({**exported["preference_events"][0], "event_id": "a-note-marked",
+                                              "type": "note", "superseded_by": "made-up"})
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
         await call.ok("memory_import_user_data", {"user_id": USER, "data": exported, "confirm": True})
         assert await marks(call.service, USER) == {}
