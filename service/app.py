@@ -165,7 +165,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     tokens = TokenStore(settings.tokens_path)
     metrics = ToolMetrics()
     identity = bearer_identity(settings, tokens)
-    mcp = create_mcp_server(holder, settings.tool_names, call_policy(settings, identity, metrics))
+    mcp = create_mcp_server(holder, settings.tool_names, call_policy(settings, identity, metrics), settings.toolsets)
     security = transport_security(settings)
     anonymous: StreamableHTTPSessionManager | None = None
     if settings.transport == "streamable-http":

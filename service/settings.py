@@ -25,6 +25,10 @@ class Settings(BaseSettings):
     tool_names: Literal["plain", "dotted"] = Field(
         "plain", description="plain: memory_get_profile (Claude/OpenAI safe); dotted: memory.get_profile."
     )
+    toolsets: Annotated[list[Literal["core", "ledger", "tracks", "memories", "control", "ops"]], NoDecode] = Field(
+        ["core", "ledger", "tracks", "memories", "control", "ops"],
+        description="Toolsets listed, comma-separated, any of core (the PRD tools), ledger, tracks, memories, "
+        "control, ops; 'all' (the default) is every one. Every listed tool costs the model context.")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the JSON log lines.")
 
     token_file: Path | None = Field(
@@ -86,6 +90,17 @@ class Settings(BaseSettings):
     def _comma_separated(cls, value: object) -> object:
         if isinstance(value, str):
             return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+    @field_validator("toolsets", mode="before")
+    @classmethod
+    def _toolset_names(cls, value: object) -> object:
+        if isinstance(value, str):
+            value = [item.strip() for item in value.split(",") if item.strip()]
+        if isinstance(value, list) and "all" in value:
+            return ["core", "ledger", "tracks", "memories", "control", "ops"]
+        if isinstance(value, list) and not value:
+            raise ValueError("name at least one toolset (or 'all')")
         return value
 
     @property

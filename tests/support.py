@@ -54,7 +54,7 @@ class Caller(EnvelopeCaller):
 @asynccontextmanager
 async def connected(settings: Settings) -> AsyncIterator[Caller]:
     holder = ServiceHolder()
-    server = create_mcp_server(holder, settings.tool_names)
+    server = create_mcp_server(holder, settings.tool_names, toolsets=settings.toolsets)
     async with running_service(settings, holder) as service:
         async with Client(server) as client:
             yield Caller(client, service)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from service.auth import Access
 from tools import handlers
 from tools.context_tools import CONTEXT_SPECS
@@ -16,7 +18,7 @@ from tools.provenance_tools import PROVENANCE_SPECS
 from tools.spec import ENVELOPE, ToolSpec
 from tools.track_tools import TRACK_SPECS
 
-__all__ = ["TOOL_SPECS", "ToolSpec"]
+__all__ = ["TOOLSETS", "TOOL_SPECS", "ToolSpec", "specs_in"]
 
 PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
@@ -144,3 +146,29 @@ TOOL_SPECS: list[ToolSpec] = (PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPE
 TOOL_SPECS += CONTEXT_SPECS  # issue 12: the memory block for the prompt
 TOOL_SPECS += FORGET_SPECS  # issue 12: forget one item
 TOOL_SPECS += PROVENANCE_SPECS  # issue 12: pairwise choices and provenance
+
+
+def _names(*groups: list[ToolSpec]) -> frozenset[str]:
+    return frozenset(spec.prd_name for group in groups for spec in group)
+
+
+# MEMORY_TOOLSETS (issue 13): a deployment lists only the tools it needs, since every listed tool
+# costs the model context. ``core`` is the PRD contract (its eleven memory tools and
+# ops.list_users); ops.list_users is in ``ops`` too. Every tool is in at least one toolset.
+TOOLSETS: dict[str, frozenset[str]] = {
+    "core": _names(PRD_SPECS) - {"ops.audit"},
+    "ledger": _names(MOVE_SPECS) | {"memory.rotation_report"},
+    "tracks": _names(TRACK_SPECS),
+    "memories": _names(MEMORY_SPECS, FOLLOWUP_SPECS, CONTEXT_SPECS, PROVENANCE_SPECS) | {"memory.feedback_summary"},
+    "control": _names(CONTROL_SPECS, FORGET_SPECS, IMPORT_SPECS),
+    "ops": frozenset({"ops.list_users", "ops.audit"}),
+}
+assert _names(TOOL_SPECS) == frozenset().union(*TOOLSETS.values()), "a tool in no toolset"
+
+
+def specs_in(toolsets: Collection[str] | None) -> list[ToolSpec]:
+    """The tools of these toolsets, in catalog order (None: every tool)."""
+    if toolsets is None:
+        return list(TOOL_SPECS)
+    wanted = frozenset().union(*(TOOLSETS[name] for name in toolsets))
+    return [spec for spec in TOOL_SPECS if spec.prd_name in wanted]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any, Literal
@@ -24,7 +24,7 @@ from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.auth import Access, Principal, RateLimiter, authenticated, authorize
 from service.memory import MemoryService
 from service.metrics import ToolMetrics
-from tools.catalog import TOOL_SPECS, ToolSpec
+from tools.catalog import TOOL_SPECS, ToolSpec, specs_in
 from tools.envelope import error_code, from_exception, success
 from tools.identity import CallerIdentity, TrustedLocal
 from tools.instructions import INSTRUCTIONS
@@ -167,17 +167,18 @@ def build_tool(spec: ToolSpec, provide: ServiceProvider, style: NameStyle, polic
 
 
 def create_mcp_server(
-    provide: ServiceProvider, style: NameStyle = "plain", policy: CallPolicy | None = None
+    provide: ServiceProvider, style: NameStyle = "plain", policy: CallPolicy | None = None,
+    toolsets: Collection[str] | None = None,
 ) -> MCPServer:
-    """The MCP server with every tool of the PRD contract (and ``ops.*``) registered. Without a
-    policy every call is the machine's own user (stdio, in process)."""
+    """The MCP server with the tools of ``toolsets`` registered (None: every tool; see
+    ``catalog.TOOLSETS``). Without a policy every call is the machine's own user (stdio, in process)."""
     policy = policy or CallPolicy()
     return MCPServer(
         name="taste-memory",
         title="Taste Memory",
         instructions=rename_in_text(INSTRUCTIONS, style),
         version=_version(),
-        tools=[build_tool(spec, provide, style, policy) for spec in TOOL_SPECS],
+        tools=[build_tool(spec, provide, style, policy) for spec in specs_in(toolsets)],
     )
 
 
