@@ -137,3 +137,7 @@ class MemoryDisabled(Conflict):
 
 class MemoryPaused(Conflict):
     """The user paused memory: nothing is stored until the pause ends."""
+
+
+class NotConfirmedByUser(Conflict):
+    """Asked to confirm a destructive call, the user declined or cancelled: nothing happened."""

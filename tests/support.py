@@ -52,11 +52,12 @@ class Caller(EnvelopeCaller):
 
 
 @asynccontextmanager
-async def connected(settings: Settings) -> AsyncIterator[Caller]:
+async def connected(settings: Settings, **client_options: Any) -> AsyncIterator[Caller]:
+    """``client_options`` go to the SDK's ``Client`` (an ``elicitation_callback``, a ``message_handler``)."""
     holder = ServiceHolder()
     server = create_mcp_server(holder, settings.tool_names, toolsets=settings.toolsets)
     async with running_service(settings, holder) as service:
-        async with Client(server) as client:
+        async with Client(server, **client_options) as client:
             yield Caller(client, service)
 
 

@@ -15,7 +15,7 @@ from tools.insight_tools import INSIGHT_SPECS
 from tools.memory_tools import MEMORY_SPECS
 from tools.move_tools import MOVE_SPECS
 from tools.provenance_tools import PROVENANCE_SPECS
-from tools.spec import ENVELOPE, ToolSpec
+from tools.spec import ASKS_USER, ENVELOPE, ToolSpec
 from tools.track_tools import TRACK_SPECS
 
 __all__ = ["TOOLSETS", "TOOL_SPECS", "ToolSpec", "specs_in"]
@@ -125,7 +125,7 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.delete_user_data", "Delete user data (memory.delete_user_data)",
         "Permanently delete everything stored for the user (profile, events, playlists and their history). "
-        "Only when the user explicitly asks; requires confirm: true. Cannot be undone." + ENVELOPE,
+        "Only when the user explicitly asks; requires confirm: true. Cannot be undone." + ASKS_USER + ENVELOPE,
         handlers.delete_user_data, read_only=False, destructive=True, idempotent=True,
         access=Access.DELETE,
     ),

@@ -6,7 +6,7 @@ from typing import Any
 
 from service.auth import Access, Principal
 from service.memory import MemoryService
-from tools.spec import ENVELOPE, ToolSpec
+from tools.spec import ASKS_USER, ENVELOPE, ToolSpec
 
 
 async def forget(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
@@ -25,7 +25,7 @@ FORGET_SPECS: list[ToolSpec] = [
         "read, search, export and context block, and from disk; only an audit entry that it was forgotten, when "
         "and by whom remains. Cannot be undone. An item not stored for this user is NOT_FOUND (so is a second "
         "forget of the same item). To erase everything use memory_delete_user_data. Returns {user_id, kind, id, "
-        "forgotten_at, forgotten: true}." + ENVELOPE,
+        "forgotten_at, forgotten: true}." + ASKS_USER + ENVELOPE,
         forget, read_only=False, destructive=True, idempotent=False, access=Access.DELETE, gated=False,
     ),
 ]

@@ -6,7 +6,7 @@ from typing import Any
 
 from service.auth import Access, Principal
 from service.memory import MemoryService
-from tools.spec import ENVELOPE, ToolSpec
+from tools.spec import ASKS_USER, ENVELOPE, ToolSpec
 
 
 async def import_user_data(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
@@ -29,7 +29,7 @@ IMPORT_SPECS: list[ToolSpec] = [
         "replace: true, which deletes that user's data and stores the export instead (nothing is deleted if the "
         "export is refused). Preference events keep their ids: ids already stored for another user are CONFLICT "
         "with details.reason 'event_id_taken'. The import is exact: exporting the user afterwards gives the same "
-        "records. Returns user_id, imported (counts per kind) and replaced." + ENVELOPE,
+        "records. Returns user_id, imported (counts per kind) and replaced." + ASKS_USER + ENVELOPE,
         import_user_data, read_only=False, destructive=True, idempotent=False, access=Access.WRITE,
     ),
 ]

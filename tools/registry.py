@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
-from mcp_types import CallToolResult, ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
 
 from models.schema_files import input_schema, published_output_schema
 from service.audit.origin import CallOrigin, acting_as, new_request_id
@@ -25,6 +25,7 @@ from service.auth import Access, Principal, RateLimiter, authenticated, authoriz
 from service.memory import MemoryService
 from service.metrics import ToolMetrics
 from tools.catalog import TOOL_SPECS, ToolSpec, specs_in
+from tools.confirmation import confirmed_by_user
 from tools.envelope import error_code, from_exception, success
 from tools.identity import CallerIdentity, TrustedLocal
 from tools.instructions import INSTRUCTIONS
@@ -106,7 +107,7 @@ def _logged_playlist(arguments: Any) -> str | None:
 
 
 def _call(spec: ToolSpec, provide: ServiceProvider, policy: CallPolicy) -> Callable[[dict[str, Any], Any], Any]:
-    async def call(arguments: dict[str, Any], context: Any) -> CallToolResult:
+    async def call(arguments: dict[str, Any], context: Any) -> CallToolResult | InputRequiredResult:
         # Ours, not the JSON-RPC id: that one restarts at 1 in every session.
         request_id = new_request_id()
         started = time.perf_counter()
@@ -118,7 +119,11 @@ def _call(spec: ToolSpec, provide: ServiceProvider, policy: CallPolicy) -> Calla
             valid = validate_arguments(spec.prd_name, arguments)
             authorize(principal, spec.access, _target_user(valid))
             with acting_as(CallOrigin(principal.name, spec.prd_name, request_id)):
-                answer = success(await spec.handler(await _serving(spec, provide(), valid), valid, principal))
+                serving = await _serving(spec, provide(), valid)
+                question = await confirmed_by_user(spec.prd_name, valid, context)  # destructive: the user says yes
+                if question is not None:
+                    return question  # asked in the answer (2026-07-28): the client retries with the reply
+                answer = success(await spec.handler(serving, valid, principal))
             code = None
         except Exception as exc:  # every failure becomes an envelope; none escapes as a trace
             answer = from_exception(exc, request_id)
@@ -173,13 +178,14 @@ def create_mcp_server(
     """The MCP server with the tools of ``toolsets`` registered (None: every tool; see
     ``catalog.TOOLSETS``). Without a policy every call is the machine's own user (stdio, in process)."""
     policy = policy or CallPolicy()
-    return MCPServer(
+    server = MCPServer(
         name="taste-memory",
         title="Taste Memory",
         instructions=rename_in_text(INSTRUCTIONS, style),
         version=_version(),
         tools=[build_tool(spec, provide, style, policy) for spec in specs_in(toolsets)],
     )
+    return server
 
 
 def _version() -> str:

@@ -32,3 +32,9 @@ ENVELOPE = (
     "bearer token), FORBIDDEN (the token does not cover this user), RATE_LIMITED (retry after "
     "details.retry_after_s), DB_ERROR, INTERNAL."
 )
+
+# The three destructive tools (tools/confirmation.py): the user is asked too, when the client can ask.
+ASKS_USER = (
+    " If your client supports elicitation the user is also asked to confirm; anything but yes changes nothing "
+    "and answers CONFLICT with details.reason 'declined', 'cancelled' or 'unanswered'."
+)
