@@ -29,6 +29,7 @@ from tools.confirmation import confirmed_by_user
 from tools.envelope import error_code, from_exception, success
 from tools.identity import CallerIdentity, TrustedLocal
 from tools.instructions import INSTRUCTIONS
+from tools.prompts import add_prompts
 from tools.validation import validate_arguments
 
 log = logging.getLogger("taste_memory.calls")
@@ -185,6 +186,7 @@ def create_mcp_server(
         version=_version(),
         tools=[build_tool(spec, provide, style, policy) for spec in specs_in(toolsets)],
     )
+    add_prompts(server, [spec.prd_name for spec in specs_in(toolsets)], lambda text: rename_in_text(text, style))
     return server
 
 
