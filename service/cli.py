@@ -75,12 +75,16 @@ def serve(
     tool_names: Annotated[str | None, typer.Option(help="plain | dotted (env MEMORY_TOOL_NAMES, default plain)")] = None,
     log_level: Annotated[str | None, typer.Option(help="DEBUG | INFO | WARNING | ERROR (env MEMORY_LOG_LEVEL)")] = None,
     token_file: TokenFile = None,
+    toolsets: Annotated[str | None, typer.Option(
+        help="Comma-separated: core, ledger, tracks, memories, control, ops, or all (env MEMORY_TOOLSETS, default all)")] = None,
+    stdio_user_ids: Annotated[str | None, typer.Option(
+        help="stdio: the users this server acts for, comma-separated (env MEMORY_STDIO_USER_IDS; unset: any user)")] = None,
 ) -> None:
     """Run the MCP server: SSE at GET /sse + POST /messages/, streamable HTTP at /mcp, or stdio."""
     try:
         settings = _settings(transport=transport, host=host, port=port, data_dir=data_dir,
                              mongodb_uri=mongodb_uri, tool_names=tool_names, log_level=log_level,
-                             token_file=token_file)
+                             token_file=token_file, toolsets=toolsets, stdio_user_ids=stdio_user_ids)
     except ValueError as exc:
         _fail(str(exc))
     configure_logging(settings.log_level)
@@ -105,9 +109,12 @@ def serve(
 
 async def _serve_stdio(settings: Settings) -> None:
     from tools import create_mcp_server
+    from tools.identity import StdioIdentity
+    from tools.registry import CallPolicy
 
     holder = ServiceHolder()
-    mcp = create_mcp_server(holder, settings.tool_names)
+    policy = CallPolicy(identity=StdioIdentity(settings.stdio_user_ids))
+    mcp = create_mcp_server(holder, settings.tool_names, policy, settings.toolsets)
     async with running_service(settings, holder) as service, background_work(service, settings):
         await mcp.run_stdio_async()
 
@@ -292,6 +299,8 @@ def token_create(
     user_id: Annotated[list[int] | None, typer.Option(min=1, help="A user this token acts for (repeatable)")] = None,
     role: Role = "user",
     label: Annotated[str | None, typer.Option(help="A note for 'token list' (who or what holds it)")] = None,
+    rate_limit_per_minute: Annotated[int | None, typer.Option(
+        min=0, help="Calls per minute for this token, 0 = no limit (default: the server's MEMORY_RATE_LIMIT_PER_MINUTE)")] = None,
     data_dir: DataDir = None,
     token_file: TokenFile = None,
 ) -> None:
@@ -300,7 +309,7 @@ def token_create(
         _fail("--role must be user or operator")
     store = _tokens(_settings(data_dir=data_dir, token_file=token_file))
     try:
-        token, record = store.create(role, list(user_id or []), label)  # type: ignore[arg-type]
+        token, record = store.create(role, list(user_id or []), label, rate_limit_per_minute)  # type: ignore[arg-type]
     except ValueError as exc:
         _fail(str(exc))
     users = ", ".join(map(str, record.user_ids)) or "none"
@@ -317,11 +326,13 @@ def token_list(data_dir: DataDir = None, token_file: TokenFile = None,
     if as_json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return
-    table = Table("token id", "role", "users", "label", "created", "revoked")
+    table = Table("token id", "role", "users", "label", "calls/min", "created", "revoked")
     for row in rows:
+        limit = row.get("rate_limit_per_minute")
         # Labels are free text: a cell shows them literally ("[prod]" is not a style).
         table.add_row(*(Text(value) for value in (
             row["token_id"], row["role"], ", ".join(map(str, row["user_ids"])), row["label"] or "",
+            "server default" if limit is None else "no limit" if limit == 0 else str(limit),
             row["created_at"], row["revoked_at"] or "")))
     Console().print(table)
 

@@ -29,6 +29,10 @@ class Settings(BaseSettings):
         ["core", "ledger", "tracks", "memories", "control", "ops"],
         description="Toolsets listed, comma-separated, any of core (the PRD tools), ledger, tracks, memories, "
         "control, ops; 'all' (the default) is every one. Every listed tool costs the model context.")
+    stdio_user_ids: Annotated[list[Annotated[int, Field(ge=1)]], NoDecode] = Field(
+        [], description="stdio: the users this server acts for, comma-separated (e.g. '1' or '1,2'): calls for "
+        "any other user are FORBIDDEN, operator tools too. Unset: the machine's own user, any user (whoever "
+        "can start the process can read the data files anyway).")
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the JSON log lines.")
 
     token_file: Path | None = Field(
@@ -88,6 +92,13 @@ class Settings(BaseSettings):
     @field_validator("allowed_hosts", "allowed_origins", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [item.strip() for item in value.split(",") if item.strip()]
+        return value
+
+    @field_validator("stdio_user_ids", mode="before")
+    @classmethod
+    def _user_ids(cls, value: object) -> object:
         if isinstance(value, str):
             return [item.strip() for item in value.split(",") if item.strip()]
         return value

@@ -32,7 +32,8 @@ class StoreTokenVerifier:
         if record is None:
             return None
         return AccessToken(token=token, client_id=record.token_id, scopes=[record.role],
-                           claims={"user_ids": list(record.user_ids), "active": record.active})
+                           claims={"user_ids": list(record.user_ids), "active": record.active,
+                                   "rate_limit_per_minute": record.rate_limit_per_minute})
 
 
 class CallerIdentity(Protocol):
@@ -45,6 +46,18 @@ class TrustedLocal:
 
     def resolve(self, context: Any) -> Principal | None:
         return LOCAL
+
+
+class StdioIdentity:
+    """stdio: the users named by MEMORY_STDIO_USER_IDS (a user principal, ``stdio``), or, when
+    none are named, the machine's own user."""
+
+    def __init__(self, user_ids: list[int]) -> None:
+        self.principal = (Principal(name="stdio", role="user", user_ids=frozenset(user_ids)) if user_ids
+                          else LOCAL)
+
+    def resolve(self, context: Any) -> Principal | None:
+        return self.principal
 
 
 class BearerTokens:
@@ -72,8 +85,9 @@ class BearerTokens:
         token = user.access_token
         if not (token.claims or {}).get("active"):
             return None
-        return Principal(name=token.client_id, role=token.scopes[0],
-                         user_ids=frozenset((token.claims or {}).get("user_ids", [])))
+        claims = token.claims or {}
+        return Principal(name=token.client_id, role=token.scopes[0], user_ids=frozenset(claims.get("user_ids", [])),
+                         rate_limit_per_minute=claims.get("rate_limit_per_minute"))
 
 
 def _request_scope(context: Any) -> dict[str, Any]:

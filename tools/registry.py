@@ -116,7 +116,7 @@ def _call(spec: ToolSpec, provide: ServiceProvider, policy: CallPolicy) -> Calla
         try:
             principal = authenticated(policy.identity.resolve(context))
             if policy.limiter is not None and not principal.unrestricted:
-                policy.limiter.check(principal.name)
+                policy.limiter.check(principal.name, principal.rate_limit_per_minute)
             valid = validate_arguments(spec.prd_name, arguments)
             authorize(principal, spec.access, _target_user(valid))
             with acting_as(CallOrigin(principal.name, spec.prd_name, request_id)):

@@ -31,6 +31,7 @@ class Principal:
     role: str  # user | operator
     user_ids: frozenset[int]
     unrestricted: bool = False  # open mode on loopback, stdio and the CLI: the machine's own user
+    rate_limit_per_minute: int | None = None  # this token's own limit (None: the server's)
 
     def covers(self, user_id: int) -> bool:
         return self.unrestricted or user_id in self.user_ids

@@ -16,16 +16,21 @@ class RateLimiter:
         self._clock = clock
         self._buckets: dict[str, tuple[float, float]] = {}  # principal -> (tokens, at)
 
-    def check(self, key: str) -> None:
-        """Spend one call of ``key``'s budget or raise ``RateLimited`` with when to retry."""
-        if self._rate <= 0:
+    def check(self, key: str, per_minute: int | None = None) -> None:
+        """Spend one call of ``key``'s budget or raise ``RateLimited`` with when to retry.
+        ``per_minute`` is the token's own limit when it has one (0: none); its burst is six
+        seconds of it, at least the server's burst, never more than the per-minute figure itself."""
+        rate = self._rate if per_minute is None else per_minute / 60.0
+        if rate <= 0:
             return
+        burst = float(self._burst if per_minute is None else
+                      max(1, min(per_minute, max(self._burst, per_minute // 10))))
         now = self._clock()
-        tokens, at = self._buckets.get(key, (float(self._burst), now))
-        tokens = min(float(self._burst), tokens + (now - at) * self._rate)
+        tokens, at = self._buckets.get(key, (burst, now))
+        tokens = min(burst, tokens + (now - at) * rate)
         if tokens < 1.0:
             self._buckets[key] = (tokens, now)
-            wait = (1.0 - tokens) / self._rate
+            wait = (1.0 - tokens) / rate
             retry_after = math.ceil(wait * 1000) / 1000
             raise RateLimited(
                 f"too many calls for this token; retry after {retry_after:.3f} s",

@@ -37,6 +37,9 @@ class TokenRecord:
     label: str | None
     created_at: str
     revoked_at: str | None = None
+    # Calls per minute for this token (None: the server's MEMORY_RATE_LIMIT_PER_MINUTE; 0: no limit):
+    # a backfill script needs more than an agent.
+    rate_limit_per_minute: int | None = None
 
     @property
     def active(self) -> bool:
@@ -142,17 +145,20 @@ class TokenStore:
         finally:
             os.close(directory)
 
-    def create(self, role: Role, user_ids: list[int], label: str | None = None) -> tuple[str, TokenRecord]:
+    def create(self, role: Role, user_ids: list[int], label: str | None = None,
+               rate_limit_per_minute: int | None = None) -> tuple[str, TokenRecord]:
         """A new token: the secret is returned once and only its hash is kept."""
         if role == "user" and not user_ids:
             raise ValueError("a user token needs at least one --user-id")
+        if rate_limit_per_minute is not None and rate_limit_per_minute < 0:
+            raise ValueError("--rate-limit-per-minute must be 0 (no limit) or more")
         with self._locked() as records:
             token_id = secrets.token_hex(6)
             while token_id in records:
                 token_id = secrets.token_hex(6)
             token = f"{PREFIX}_{token_id}_{secrets.token_urlsafe(32)}"
             record = TokenRecord(token_id, hash_token(token), role, sorted(set(user_ids)), label,
-                                 format_iso(utc_now()) or "")
+                                 format_iso(utc_now()) or "", rate_limit_per_minute=rate_limit_per_minute)
             records[token_id] = record
         return token, record
 

@@ -24,8 +24,8 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -338,13 +338,13 @@ async def streamable_http_session(server: ServerProcess, token: str | None = Non
 
 
 @asynccontextmanager
-async def stdio_session(settings: Settings, workdir: Path) -> AsyncIterator[WireCaller]:
+async def stdio_session(settings: Settings, workdir: Path, env: dict[str, str] | None = None) -> AsyncIterator[WireCaller]:
     """Launch ``serve --transport stdio`` through the SDK's stdio client (which stops it on exit)."""
     flags, store_env = store_options(settings)
     parameters = StdioServerParameters(
         command=sys.executable,
         args=["-m", "service.cli", "serve", "--transport", "stdio", *flags],
-        env={**store_env, "PYTHONUNBUFFERED": "1"},
+        env={**store_env, "PYTHONUNBUFFERED": "1", **(env or {})},
         cwd=str(workdir),
     )
     workdir.mkdir(parents=True, exist_ok=True)
@@ -363,3 +363,18 @@ def assert_rederive_clean(settings: Settings, workdir: Path) -> dict[str, Any]:
     report = json.loads(done.stdout)
     assert report["differences"] == 0 and report["users"], report
     return report
+
+
+SessionOpener = Callable[[], AbstractAsyncContextManager[WireCaller]]
+
+
+@asynccontextmanager
+async def serving(transport: str, settings: Settings, workdir: Path) -> AsyncIterator[SessionOpener]:
+    """One server over ``transport`` (sse, streamable-http, stdio), as a way to open sessions on it:
+    over HTTP every session reaches the same process; over stdio each session is a process of its
+    own on the same store (a stdio server serves exactly one client)."""
+    if transport == "stdio":
+        yield lambda: stdio_session(settings, workdir)
+        return
+    with running_server(settings, workdir, transport=transport) as server:
+        yield (lambda: sse_session(server)) if transport == "sse" else (lambda: streamable_http_session(server))

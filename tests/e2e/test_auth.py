@@ -3,6 +3,7 @@ real ``serve`` process whose tokens were made with ``memory-service token create
 
 from __future__ import annotations
 
+import json
 import socket
 from pathlib import Path
 from typing import Any
@@ -196,6 +197,36 @@ async def test_calls_beyond_the_rate_limit_are_told_when_to_retry(
             assert 0 < error["details"]["retry_after_s"] <= 10
         async with sse_session(server, also_alice) as call:  # the budget is per token
             await call.ok("memory_get_profile", {"user_id": ALICE})
+
+
+async def test_a_token_can_carry_its_own_rate_limit(settings: Settings, tmp_path: Path, token_file: Path) -> None:
+    agent, _ = create_token(token_file, ALICE)
+    backfill, backfill_id = create_token(token_file, ALICE, rate_limit_per_minute=600)
+    unlimited, _ = create_token(token_file, ALICE, rate_limit_per_minute=0)
+    strict, _ = create_token(token_file, ALICE, rate_limit_per_minute=2)
+    listed = json.loads(run_cli(["token", "list", "--json"], cwd=tmp_path, env=token_env(token_file)).stdout)
+    assert {r["token_id"]: r["rate_limit_per_minute"] for r in listed}[backfill_id] == 600
+    limits = {"MEMORY_RATE_LIMIT_PER_MINUTE": "6", "MEMORY_RATE_LIMIT_BURST": "3"}
+    with running_server(settings, tmp_path, extra_env={**token_env(token_file), **limits}) as server:
+        async with sse_session(server, agent) as call:  # the server's limit: 3 at once
+            for _ in range(3):
+                await call.ok("memory_get_profile", {"user_id": ALICE})
+            await call.error("memory_get_profile", {"user_id": ALICE}, "RATE_LIMITED")
+        for token in (backfill, unlimited):  # more than the server's limit allows
+            async with sse_session(server, token) as call:
+                for _ in range(8):
+                    await call.ok("memory_get_profile", {"user_id": ALICE})
+        async with sse_session(server, strict) as call:  # fewer: its burst is its own 2 a minute
+            for _ in range(2):
+                await call.ok("memory_get_profile", {"user_id": ALICE})
+            error = await call.error("memory_get_profile", {"user_id": ALICE}, "RATE_LIMITED")
+            assert 0 < error["details"]["retry_after_s"] <= 30
+
+
+def test_a_negative_token_rate_limit_is_refused(tmp_path: Path, token_file: Path) -> None:
+    done = run_cli(["token", "create", "--user-id=1", "--rate-limit-per-minute", "-1"], cwd=tmp_path,
+                   env=token_env(token_file))
+    assert done.returncode != 0 and "rate-limit-per-minute" in done.stderr
 
 
 def test_a_non_loopback_server_without_tokens_refuses_to_start(tmp_path: Path) -> None:

@@ -32,6 +32,8 @@ SERVE_FLAGS = {
     "--mongodb-uri": "MEMORY_MONGODB_URI",
     "--tool-names": "MEMORY_TOOL_NAMES",
     "--log-level": "MEMORY_LOG_LEVEL",
+    "--toolsets": "MEMORY_TOOLSETS",
+    "--stdio-user-ids": "MEMORY_STDIO_USER_IDS",
 }
 STORE_FLAGS = {"--data-dir": "MEMORY_DATA_DIR", "--mongodb-uri": "MEMORY_MONGODB_URI"}
 COMMANDS = ("serve", "seed", "export", "import", "rederive")

@@ -1,4 +1,5 @@
-"""The PRD §10 playbook, played by the official MCP SSE client against a real ``serve`` process.
+"""The PRD §10 playbook, played by the official MCP clients against a real ``serve`` process over SSE,
+streamable HTTP and stdio.
 
 Every envelope is checked by ``WireCaller`` (structured content, identical text content,
 ``is_error``, PRD result schema, UTC times). Contents are never read back from "Spotify": each
@@ -19,6 +20,7 @@ from tests.e2e.server_process import (
     assert_rederive_clean,
     http_get,
     running_server,
+    serving,
     sse_session,
     stdio_session,
     streamable_http_session,
@@ -57,9 +59,10 @@ def add_tracks(tracks: list[str], payload: dict[str, Any]) -> list[str]:
     return tracks[:at] + new + tracks[at:]
 
 
-async def test_playbook_flows_over_sse(settings: Settings, tmp_path: Path) -> None:
-    with running_server(settings, tmp_path) as server:
-        async with sse_session(server) as call:
+@pytest.mark.parametrize("transport", ["sse", "streamable-http", "stdio"])
+async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path: Path, transport: str) -> None:
+    async with serving(transport, settings, tmp_path) as session:
+        async with session() as call:
             # §10.1 session bootstrap on a fresh store: nobody yet, an empty profile, no playlists.
             assert await call.ok("ops_list_users", {}) == {"users": []}
             assert await call.ok("memory_get_profile", {"user_id": USER}) == {
@@ -220,7 +223,7 @@ async def test_playbook_flows_over_sse(settings: Settings, tmp_path: Path) -> No
             assert seed_set["track_ids"] == tracks
 
         # A new session on the same server: bootstrap finds exactly this user and its memory.
-        async with sse_session(server) as call:
+        async with session() as call:
             users = (await call.ok("ops_list_users", {}))["users"]
             assert [(u["user_id"], u["profile_version"], u["playlist_count"], u["preference_event_count"])
                     for u in users] == [(USER, 2, 2, 2)]
@@ -232,8 +235,8 @@ async def test_playbook_flows_over_sse(settings: Settings, tmp_path: Path) -> No
     assert_rederive_clean(settings, tmp_path)
 
     # And after a restart of the process on the same store.
-    with running_server(settings, tmp_path) as server:
-        async with sse_session(server) as call:
+    async with serving(transport, settings, tmp_path) as session:
+        async with session() as call:
             again = await call.ok("memory_get_profile", {"user_id": USER})
             assert (again["profile"], again["version"]) == (expected_profile, 2)
             rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": DRIVE})
@@ -302,3 +305,19 @@ async def test_stdio_transport_serves_mcp(settings: Settings, tmp_path: Path) ->
     async with stdio_session(settings, tmp_path) as call:
         rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": DRIVE})
         assert rebuilt["track_ids"] == [track(1), track(2)]
+
+
+async def test_a_stdio_server_acts_for_the_users_its_environment_names(settings: Settings, tmp_path: Path) -> None:
+    other = USER + 1
+    async with stdio_session(settings, tmp_path) as call:  # unset: the machine's own user, any user
+        for user in (USER, other):
+            await call.ok("memory_update_profile", {"user_id": user, "patch": {"n": user}, "create_if_missing": True})
+    async with stdio_session(settings, tmp_path, env={"MEMORY_STDIO_USER_IDS": str(USER)}) as call:
+        assert (await call.ok("memory_get_profile", {"user_id": USER}))["profile"] == {"n": USER}
+        await call.ok("memory_update_profile", {"user_id": USER, "patch": {"m": 1}})
+        for tool, arguments in (("memory_get_profile", {"user_id": other}),
+                                ("memory_update_profile", {"user_id": other, "patch": {"m": 1}}),
+                                ("memory_delete_user_data", {"user_id": other, "confirm": True}),
+                                ("ops_audit", {})):
+            await call.error(tool, arguments, "FORBIDDEN")
+        assert [u["user_id"] for u in (await call.ok("ops_list_users", {}))["users"]] == [USER]
