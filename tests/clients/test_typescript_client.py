@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from service.settings import Settings
-from tests.clients.node_package import PACKAGE, ensure_installed, skip_without_node
+from tests.clients.node_package import TYPESCRIPT_SDK, skip_without_node
 from tests.e2e.server_process import running_server, sse_session, streamable_http_session
 
 pytestmark = [pytest.mark.slow, skip_without_node]
@@ -25,7 +25,8 @@ SCRIPT_TIMEOUT = 60.0
 
 
 def run_script(url: str, transport: str, user_id: int) -> dict[str, Any]:
-    done = subprocess.run(["node", str(PACKAGE / "client.mjs"), url, transport, str(user_id)], cwd=PACKAGE,
+    package = TYPESCRIPT_SDK.directory
+    done = subprocess.run(["node", str(package / "client.mjs"), url, transport, str(user_id)], cwd=package,
                           capture_output=True, text=True, timeout=SCRIPT_TIMEOUT, stdin=subprocess.DEVNULL)
     assert done.returncode == 0, f"client.mjs exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     return json.loads(done.stdout)
@@ -40,7 +41,7 @@ async def python_tools(server: Any, transport: str) -> dict[str, dict[str, Any]]
 
 @pytest.mark.parametrize(("transport", "path"), [("sse", "/sse"), ("streamable-http", "/mcp")])
 async def test_the_typescript_sdk_client(settings: Settings, tmp_path: Path, transport: str, path: str) -> None:
-    ensure_installed()
+    TYPESCRIPT_SDK.ensure_installed()
     with running_server(settings, tmp_path, transport=transport) as server:
         summary = run_script(server.base_url + path, transport, 1)
         tools = await python_tools(server, transport)
