@@ -62,7 +62,7 @@ def _start_session(v: dict[str, Any]) -> list[Step]:
 
 
 def _remember(v: dict[str, Any]) -> list[Step]:
-    uid, said = v["user_id"], _q(v["preference"])
+    uid, said, reason = v["user_id"], _q(v["preference"]), _q("User feedback: " + v["preference"])
     return [
         (NO_TOOL, f"I said: {said}. Remember it."),
         (_uses("memory.append_preference_event"), f"Call memory_append_preference_event(user_id={uid}, type=like|dislike"
@@ -71,7 +71,7 @@ def _remember(v: dict[str, Any]) -> list[Step]:
         (_uses("memory.get_profile", "memory.update_profile"), f"If it is a lasting rule or taste, call "
          f"memory_get_profile(user_id={uid}), then memory_update_profile(user_id={uid}, patch=<a JSON merge patch of "
          "the normalized rule: playlist_rules.max_tracks_per_artist, energy_preferences, avoid, core_genres or "
-         f"secondary_vibes; arrays replace whole, so send the full new array>, reason={_q('User feedback: ' + v['preference'])}, "
+         f"secondary_vibes; arrays replace whole, so send the full new array>, reason={reason}, "
          "source=\"user\"). A one-off remark stays an event only."),
         (NO_TOOL, "Then tell me in one sentence what you will remember."),
     ]
@@ -84,7 +84,8 @@ def _make_playlist(v: dict[str, Any]) -> list[Step]:
         (NO_TOOL, f"Make me a playlist for {_q(theme)}, {size}, under my rules."),
         (_uses("memory.get_context"), f"Call memory_get_context(user_id={uid}, budget_tokens=1200, focus={_q(theme)})."),
         (_uses("memory.get_profile"), f"Call memory_get_profile(user_id={uid}) and take its playlist_rules "
-         "(max_tracks_per_artist, default 3; target_duration_minutes; arc or break_placement) and avoid list as hard rules."),
+         "(max_tracks_per_artist, default 3; target_duration_minutes; arc or break_placement) and avoid list "
+         "as hard rules."),
         (_uses("memory.search"), f"Call memory_search(user_id={uid}, query={_q(theme)}) for earlier playlists like it "
          "to seed from; never repeat one whole."),
         (NO_TOOL, "Pick candidate tracks with your music-service tools, capping tracks per artist as the rules say."),
