@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Collection
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Collection
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from typing import Any, Literal
 
@@ -30,6 +30,8 @@ from tools.envelope import error_code, from_exception, success
 from tools.identity import CallerIdentity, TrustedLocal
 from tools.instructions import INSTRUCTIONS
 from tools.prompts import add_prompts
+from tools.resources import register_resources
+from tools.subscriptions import Subscriptions
 from tools.validation import validate_arguments
 
 log = logging.getLogger("taste_memory.calls")
@@ -75,6 +77,8 @@ class CallPolicy:
     identity: CallerIdentity = field(default_factory=TrustedLocal)
     limiter: RateLimiter | None = None
     metrics: ToolMetrics | None = None
+    # Told (tool, arguments) after each successful write, for resource subscribers; never raises.
+    changed: Callable[[str, dict[str, Any]], Awaitable[None]] | None = None
 
 
 def _target_user(arguments: Any) -> int | None:
@@ -145,6 +149,8 @@ def _call(spec: ToolSpec, provide: ServiceProvider, policy: CallPolicy) -> Calla
                 "error_code": code,
             },
         )
+        if code is None and not spec.read_only and policy.changed is not None:
+            await policy.changed(spec.prd_name, valid)
         return answer
 
     return call
@@ -178,14 +184,17 @@ def create_mcp_server(
 ) -> MCPServer:
     """The MCP server with the tools of ``toolsets`` registered (None: every tool; see
     ``catalog.TOOLSETS``). Without a policy every call is the machine's own user (stdio, in process)."""
-    policy = policy or CallPolicy()
+    subscriptions = Subscriptions()  # one per server: a write through any session reaches every subscriber
+    policy = replace(policy or CallPolicy(), changed=subscriptions.changed)
     server = MCPServer(
         name="taste-memory",
         title="Taste Memory",
         instructions=rename_in_text(INSTRUCTIONS, style),
         version=_version(),
         tools=[build_tool(spec, provide, style, policy) for spec in specs_in(toolsets)],
+        subscriptions=subscriptions.bus,
     )
+    register_resources(server, provide, policy, subscriptions)
     add_prompts(server, [spec.prd_name for spec in specs_in(toolsets)], lambda text: rename_in_text(text, style))
     return server
 
