@@ -21,6 +21,7 @@ from service.app import ServiceHolder, running_service
 from service.settings import Settings
 from tests.support import Caller, playlist, track
 from tools import create_mcp_server
+from tools.registry import CallPolicy
 
 USER, OTHER = 1, 2
 MINE = playlist(1)
@@ -33,9 +34,9 @@ def uri(user_id: int, path: str) -> str:
 
 
 @asynccontextmanager
-async def memory_server(settings: Settings) -> AsyncIterator[MCPServer]:
+async def memory_server(settings: Settings, policy: CallPolicy | None = None) -> AsyncIterator[MCPServer]:
     holder = ServiceHolder()
-    server = create_mcp_server(holder, settings.tool_names, toolsets=settings.toolsets)
+    server = create_mcp_server(holder, settings.tool_names, policy, toolsets=settings.toolsets)
     async with running_service(settings, holder):
         yield server
 

@@ -7,13 +7,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mcp_types import INVALID_PARAMS
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
+from service.auth import Principal, RateLimiter
 from service.settings import Settings
 from tests.resources.support import (
     MINE, OTHER, T_BETWEEN, USER, memory_server, refusal, seed, session, uri, without_uri,
 )
 from tests.support import playlist, track
+from tools.registry import CallPolicy
 from tools.resources import CONTEXT_BUDGET_TOKENS, PLAYLISTS_LIMIT
 
 TEMPLATES = {
@@ -119,3 +121,31 @@ async def test_a_user_whose_memory_is_off_reads_as_a_user_with_no_data(settings:
         assert await read(call, uri(USER, "context")) == await read(call, uri(999, "context"))
         await call.ok("memory_set_enabled", {"user_id": USER, "enabled": True})
         assert json.loads(await read(call, uri(USER, f"playlists/{MINE}")))["track_ids"][0] == track(1)
+
+
+class OneUserToken:
+    """The caller a user token for USER makes, without HTTP: the identity seam the transports fill."""
+
+    def resolve(self, context: Any) -> Principal:
+        return Principal(name="t-user", role="user", user_ids=frozenset({USER}))
+
+
+async def test_a_user_token_reads_within_its_users_and_its_rate(settings: Settings) -> None:
+    policy = CallPolicy(identity=OneUserToken(), limiter=RateLimiter(per_minute=60, burst=5))
+    async with memory_server(settings, policy) as server, session(server) as call:
+        await seed(call)  # 4 calls of the burst of 5
+        assert json.loads(await read(call, uri(USER, "profile")))["version"] == 1
+        refused = await refusal(lambda: call.client.read_resource(uri(OTHER, "profile")))
+        assert refused["code"] == INVALID_REQUEST and refused["data"]["code"] == "RATE_LIMITED"
+        assert 0 < refused["data"]["retry_after_s"] <= 1
+
+
+async def test_a_user_token_reads_another_user_as_nothing(settings: Settings) -> None:
+    async with memory_server(settings) as server, session(server) as call:
+        await seed(call, OTHER)
+    async with memory_server(settings, CallPolicy(identity=OneUserToken())) as server, session(server) as call:
+        others = [await refusal(lambda p=p: call.client.read_resource(uri(OTHER, p)))
+                  for p in ("profile", "playlists", f"playlists/{MINE}", f"playlists/{MINE}/at/{T_BETWEEN}", "context")]
+        missing = await refusal(lambda: call.client.read_resource(uri(USER, f"playlists/{MINE}")))
+        assert {json.dumps(without_uri(e)) for e in [*others, missing]} == {json.dumps(without_uri(missing))}
+        assert missing["data"]["code"] == "NOT_FOUND"
