@@ -35,7 +35,7 @@ from service.rederive import Rederiver
 from service.search import SearchEngine
 from service.settings import Settings
 from service.storage import Database
-from service.supersession import TYPES as OPINION_TYPES, remark
+from service.supersession import TYPES as OPINION_TYPES, opinion_appended
 from service.timeutil import utc_now
 from service.tracks import TrackService
 from service.tracks.naming import name_tracks
@@ -109,7 +109,7 @@ class MemoryService:
         result = await self._profiles.append_event(user_id, event_type, payload, source, timestamp)
         await user_stats.count_preference_event(self._db, user_id)
         if event_type in OPINION_TYPES:  # a newer opinion of a subject marks the older one superseded
-            await remark(self._db, user_id)
+            await opinion_appended(self._db, user_id, result["event_id"])
         self._search.event_appended(user_id, {
             "_id": result["event_id"], "type": event_type, "source": source, "payload": payload,
             "timestamp": result["timestamp"],

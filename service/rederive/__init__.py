@@ -30,7 +30,7 @@ from service.rederive.indexes import check_memory_index, check_search_index
 from service.rederive.profile import check_profile
 from service.search import SearchEngine
 from service.storage import Database
-from service.supersession import mark_superseded, marks_held
+from service.supersession import forget_chains, mark_superseded, marks_held
 from service.units import unit_of_work
 
 Progress = Callable[[int, int, int], None]  # (user_id, users done, users in all)
@@ -42,6 +42,8 @@ class Rederiver:
         self._caps = caps
         self._search = search
         self._memories = memories
+        # A delete or an import changes a user's events around the append path: its kept chains go.
+        search.on_user_reloaded(lambda user_id: forget_chains(db, user_id))
 
     async def users(self) -> list[int]:
         """Every user with a record in any collection, or a counter document (a counter left for
@@ -82,6 +84,8 @@ class Rederiver:
         found += heads
         async with marks_held(user_id):
             marks = await mark_superseded(self._db, user_id, write, strays=True)
+            if marks and write:
+                forget_chains(self._db, user_id)  # built from marks that were wrong
         found += [difference("supersession", event_id, ["superseded_by"],
                              "mark set" if old is None else "mark removed" if new is None else "mark changed",
                              stored=old, derived=new) for event_id, (old, new) in sorted(marks.items())]

@@ -98,7 +98,7 @@ def expected_marks(remaining: list[tuple[str, str, Any, int]]) -> dict[str, str]
     return expected
 
 
-@hsettings(max_examples=15, deadline=None,
+@hsettings(max_examples=30, deadline=None,
            suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(steps=st.lists(st.one_of(append, append, forget), min_size=1, max_size=12))
 async def test_stored_marks_follow_the_rule_over_any_sequence(settings: Settings, steps: list[Any]) -> None:
