@@ -11,6 +11,16 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
+TOOLSET_NAMES = ("core", "ledger", "tracks", "memories", "control", "ops")  # tools/catalog.py TOOLSETS
+
+
+def _split(value: object) -> object:
+    """A comma-separated environment value (or flag) as its list."""
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMORY_", extra="ignore")
 
@@ -26,7 +36,7 @@ class Settings(BaseSettings):
         "plain", description="plain: memory_get_profile (Claude/OpenAI safe); dotted: memory.get_profile."
     )
     toolsets: Annotated[list[Literal["core", "ledger", "tracks", "memories", "control", "ops"]], NoDecode] = Field(
-        ["core", "ledger", "tracks", "memories", "control", "ops"],
+        list(TOOLSET_NAMES),
         description="Toolsets listed, comma-separated, any of core (the PRD tools), ledger, tracks, memories, "
         "control, ops; 'all' (the default) is every one. Every listed tool costs the model context.")
     stdio_user_ids: Annotated[list[Annotated[int, Field(ge=1)]], NoDecode] = Field(
@@ -89,27 +99,17 @@ class Settings(BaseSettings):
     audit_retention_days: int = Field(
         0, ge=0, description="Delete audit entries older than this many days (0 = keep forever); a deleted "
         "user's tombstone is always kept. MongoDB: a TTL index; embedded: an hourly purge.")
-    @field_validator("allowed_hosts", "allowed_origins", mode="before")
+    @field_validator("allowed_hosts", "allowed_origins", "stdio_user_ids", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [item.strip() for item in value.split(",") if item.strip()]
-        return value
-
-    @field_validator("stdio_user_ids", mode="before")
-    @classmethod
-    def _user_ids(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [item.strip() for item in value.split(",") if item.strip()]
-        return value
+        return _split(value)
 
     @field_validator("toolsets", mode="before")
     @classmethod
     def _toolset_names(cls, value: object) -> object:
-        if isinstance(value, str):
-            value = [item.strip() for item in value.split(",") if item.strip()]
+        value = _split(value)
         if isinstance(value, list) and "all" in value:
-            return ["core", "ledger", "tracks", "memories", "control", "ops"]
+            return list(TOOLSET_NAMES)
         if isinstance(value, list) and not value:
             raise ValueError("name at least one toolset (or 'all')")
         return value
