@@ -85,7 +85,11 @@ async def main() -> None:
     parser.add_argument("--repeat", type=int, default=40)
     options = parser.parse_args()
     sizes = [int(n) for n in options.users.split(",")]
-    results = {n: await measure(n, options.repeat) for n in sizes}
+    print_table({n: await measure(n, options.repeat) for n in sizes}, sizes)
+
+
+def print_table(results: dict[int, dict[str, tuple[float, float]]], sizes: list[int]) -> None:
+    """One markdown row per tool: p50 / p95 at each store size, and the largest over the smallest p50."""
     print("| tool | " + " | ".join(f"{n} users p50 / p95" for n in sizes) + f" | {sizes[-1]}/{sizes[0]} p50 |")
     print("|" + "---|" * (len(sizes) + 2))
     for tool in results[sizes[0]]:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.bench_issue10_scale import pct  # noqa: E402
+from scripts.bench_issue10_scale import pct, print_table  # noqa: E402
 from service.settings import Settings  # noqa: E402
 from tests.support import Caller, connected  # noqa: E402
 
@@ -92,12 +92,7 @@ async def main() -> None:
     parser.add_argument("--repeat", type=int, default=40)
     options = parser.parse_args()
     sizes = [int(n) for n in options.users.split(",")]
-    results = {n: await measure(n, options.repeat) for n in sizes}
-    print("| tool | " + " | ".join(f"{n} users p50 / p95" for n in sizes) + f" | {sizes[-1]}/{sizes[0]} p50 |")
-    print("|" + "---|" * (len(sizes) + 2))
-    for tool in results[sizes[0]]:
-        cells = [f"{results[n][tool][0]:.2f} / {results[n][tool][1]:.2f}" for n in sizes]
-        print(f"| {tool} | " + " | ".join(cells) + f" | {results[sizes[-1]][tool][0] / results[sizes[0]][tool][0]:.2f}× |")
+    print_table({n: await measure(n, options.repeat) for n in sizes}, sizes)
 
 
 if __name__ == "__main__":
