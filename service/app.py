@@ -197,7 +197,8 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             else:
                 log.warning("no tokens in %s: open to any local caller on %s (loopback only)",
                             settings.tokens_path, settings.host)
-            log.info("taste memory ready on %s (%s store)", settings.transport, holder().database.engine)
+            log.info("taste memory ready on %s (%s store); search by meaning: %s", settings.transport,
+                     holder().database.engine, holder().meaning_model or "off")
             yield
 
     # Outside the MCP endpoints nothing is authenticated: these routes show no user data.
@@ -210,6 +211,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
         body: dict[str, Any] = {"status": "ready" if ready else "unavailable"}
         if service is not None:
             body["engine"] = service.database.engine
+            body["search_by_meaning"] = service.meaning_model or "off"
         return JSONResponse(body, status_code=200 if ready else 503)
 
     async def metrics_endpoint(request: Request) -> Response:

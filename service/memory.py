@@ -49,7 +49,7 @@ class MemoryService:
         self._profiles = Profiles(db, settings.profile_history_cap, settings.max_profile_bytes)
         self._writer = LedgerWriter(db, settings)
         self._reader = LedgerReader(db, self._writer)
-        self._search = SearchEngine(db)
+        self._search = SearchEngine(db, semantic=settings.semantic_search == "on")
         # Later capabilities, each its own facade (their write methods are units of work too).
         self.moves = LedgerMoves(db, settings, self._writer, self._reader, self._search)
         self.tracks = TrackService(db, settings, self._search)
@@ -77,6 +77,11 @@ class MemoryService:
         rebuilt = await roll_forward_all(self._db, self._writer.caps)
         await user_stats.recount_all(self._db)
         return rebuilt
+
+    @property
+    def meaning_model(self) -> str | None:
+        """What ``/readyz`` and the start-up log say of search by meaning (None: off)."""
+        return self._search.meaning_model
 
     async def build_search_index(self) -> tuple[int, float]:
         """Build every user's search index, one user at a time, yielding between them: the server's

@@ -93,6 +93,9 @@ class Settings(BaseSettings):
     aging_interval_s: float = Field(
         86_400, ge=0, description="Seconds between two agings of the typed memories in the server (0 = never; "
         "'memory-service age' runs one by hand).")
+    semantic_search: Literal["on", "off"] = Field(
+        "on", description="Search by meaning as well as by words (memory_search, memory_query): static embeddings "
+        "bundled with the wordllama package, offline, about 60 MB of memory; off = lexical search only.")
     search_warmup: bool = Field(
         True, description="Embedded store: build every user's search index in the background after start-up "
         "(off = only on each user's first search).")

@@ -4,6 +4,11 @@ and kept up to date by every write from then on. MongoDB: ``$text`` over the wei
 indexes, and a typo-tolerant pass over the user's entries when ``$text`` finds nothing. Either way
 a search reads only the caller's user's entries.
 
+Search by meaning (``semantic``): each held index also keeps the user's vectors
+(``service.search.semantic``). Embedded, the hybrid ranking runs on it (``service.search.hybrid``);
+on MongoDB the index is held for its vectors alone, and ``service.search.mongo_search`` checks
+each hit found by meaning against the store.
+
 Lazy indexes, precisely (embedded engine):
 
 * nothing is indexed at start-up; ``warm_up`` (a background task of the server) may build users
@@ -31,31 +36,17 @@ from typing import Any
 
 from service.ledger.keys import head_id
 from service.search.analysis import ParsedQuery, parse_query
-from service.search.fields import (
-    MEMORY_FIELDS,
-    PLAYLIST_FIELDS,
-    TRACK_FIELDS,
-    Entry,
-    event_entry,
-    memory_entry,
-    playlist_entry,
-    profile_entries,
-    track_entry,
-)
-from service.search.index import UserIndex, analyse
-from service.search.mongo_text import text_hits, text_query
+from service.search.fields import PLAYLIST_FIELDS, event_entry, memory_entry, playlist_entry, profile_entries, track_entry
+from service.search.hybrid import rank_hybrid
+from service.search.index import UserIndex
+from service.search.loading import load_entries
+from service.search.mongo_search import text_ranked, with_meaning
 from service.search.ranking import rank, to_hit
+from service.search.semantic import Meaning, UserMeaning, meaning_of, model_identity, shared_model
 from service.storage import Database
 
-SLICE_SECONDS = 0.005  # a build hands the event loop back at least this often
+HELD_MAX_AGE_S = 300.0  # MongoDB: a held index (for its vectors) is rebuilt once this old
 Update = Callable[[UserIndex], Awaitable[None] | None]
-
-
-def _index_of(entries: list[Entry]) -> UserIndex:
-    index = UserIndex()
-    for entry in entries:
-        index.put(entry)
-    return index
 
 
 @dataclass
@@ -68,13 +59,22 @@ class _Build:
 
 
 class SearchEngine:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, semantic: bool = False) -> None:
         self._db = db
         self.in_memory = db.engine == "embedded"
+        self.semantic = semantic
+        # Embedded: the index is the search path. MongoDB with meaning on: held for its vectors.
+        self._holds = self.in_memory or semantic
+        self._built_at: dict[int, float] = {}  # monotonic time each held index was built
         self._users: dict[int, UserIndex] = {}  # built indexes, kept until the user is dropped
         self._profile_versions: dict[int, int] = {}
         self._building: dict[int, _Build] = {}
         self._reload_listeners: list[Callable[[int], None]] = []
+
+    @property
+    def meaning_model(self) -> str | None:
+        """The model of search by meaning (name, version, dimensions), None when it is off."""
+        return model_identity() if self.semantic else None
 
     def on_user_reloaded(self, listener: Callable[[int], None]) -> None:
         """Call ``listener(user_id)`` whenever a user's data changes around the write path (a
@@ -138,6 +138,7 @@ class SearchEngine:
                     await applied
             if not build.dropped:  # no await from the last check to here: nothing slips between
                 self._users[user_id] = index
+                self._built_at[user_id] = time.monotonic()
             return index
         finally:
             if self._building.get(user_id) is build:
@@ -157,7 +158,7 @@ class SearchEngine:
     # -- after each successful write ------------------------------------------------------------
     def profile_changed(self, user_id: int, view: dict[str, Any]) -> None:
         """``view``: the profile as stored or as ``update_profile`` answers (profile, version …)."""
-        if not self.in_memory:
+        if not self._holds:
             return
 
         def update(index: UserIndex) -> None:
@@ -172,11 +173,11 @@ class SearchEngine:
         self._apply(user_id, update)
 
     def event_appended(self, user_id: int, event: dict[str, Any]) -> None:
-        if self.in_memory:
+        if self._holds:
             self._apply(user_id, lambda index: index.put(event_entry(event)))
 
     def playlist_created(self, user_id: int, arguments: dict[str, Any], created_at: datetime) -> None:
-        if not self.in_memory:
+        if not self._holds:
             return
 
         def update(index: UserIndex) -> None:
@@ -189,7 +190,7 @@ class SearchEngine:
         self._apply(user_id, update)
 
     async def playlist_changed(self, user_id: int, playlist_id: str, mutation_type: str, moment: datetime) -> None:
-        if not self.in_memory:
+        if not self._holds:
             return
 
         async def update(index: UserIndex) -> None:
@@ -215,7 +216,7 @@ class SearchEngine:
 
     def tracks_changed(self, user_id: int, tracks: dict[str, dict[str, Any]]) -> None:
         """``tracks``: track_id → the track as now stored (inserted or rewritten)."""
-        if not self.in_memory:
+        if not self._holds:
             return
 
         def update(index: UserIndex) -> None:
@@ -226,7 +227,7 @@ class SearchEngine:
 
     def memories_changed(self, user_id: int, memories: list[dict[str, Any]]) -> None:
         """``memories``: typed memories as now stored (added, restated, compressed, validated)."""
-        if not self.in_memory:
+        if not self._holds:
             return
 
         def update(index: UserIndex) -> None:
@@ -236,7 +237,7 @@ class SearchEngine:
         self._apply(user_id, update)
 
     def memories_removed(self, user_id: int, memory_ids: list[str]) -> None:
-        if not self.in_memory:
+        if not self._holds:
             return
 
         def update(index: UserIndex) -> None:
@@ -249,8 +250,12 @@ class SearchEngine:
         """Forget the user's index (a build under way is discarded); the next search rebuilds it."""
         for listener in self._reload_listeners:
             listener(user_id)
+        self._drop(user_id)
+
+    def _drop(self, user_id: int) -> None:
         self._users.pop(user_id, None)
         self._profile_versions.pop(user_id, None)
+        self._built_at.pop(user_id, None)
         build = self._building.pop(user_id, None)
         if build is not None:
             build.dropped = True
@@ -260,63 +265,56 @@ class SearchEngine:
         index is dropped and built again, from the store, on its next search."""
         self.user_deleted(user_id)
 
-    async def _load_user(self, user_id: int) -> tuple[UserIndex, int | None]:
-        """The user's index from the store, and the profile version it holds; yields to the event
-        loop between slices of the work."""
-        index = UserIndex()
-        clock = [time.perf_counter()]
+    async def _load_user(self, user_id: int, with_meaning: bool = True) -> tuple[UserIndex, int | None]:
+        """The user's index from the store, and the profile version it holds."""
+        index = UserIndex(UserMeaning(shared_model()) if self.semantic and with_meaning else None)
+        return index, await load_entries(self._db, user_id, index)
 
-        async def put_all(entries: Iterable[Entry]) -> None:
-            for entry in entries:
-                index.put(entry)
-                if time.perf_counter() - clock[0] > SLICE_SECONDS:
-                    await asyncio.sleep(0)
-                    clock[0] = time.perf_counter()
-
-        heads = await self._db.playlists.find({"user_id": user_id}, PLAYLIST_FIELDS)
-        await put_all(playlist_entry(h) for h in heads)
-        del heads
-        await asyncio.sleep(0)
-        events = await self._db.preference_events.find({"user_id": user_id})
-        await put_all(event_entry(e) for e in events)
-        del events
-        tracks = await self._db.tracks.find({"user_id": user_id}, TRACK_FIELDS)
-        await put_all(track_entry(t) for t in tracks)
-        del tracks
-        memories = await self._db.memories.find({"user_id": user_id}, MEMORY_FIELDS)
-        await put_all(memory_entry(m) for m in memories)
-        del memories
-        profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"history": 0})
-        if profile is None:
-            return index, None
-        await put_all(profile_entries(profile))
-        return index, profile["version"]
+    async def _held(self, user_id: int) -> UserIndex:
+        """The user's index; on MongoDB rebuilt once older than ``HELD_MAX_AGE_S`` (other processes
+        write too), the old one dropped first so no two builds of one user overlap."""
+        built = self._built_at.get(user_id)
+        if not self.in_memory and built is not None and time.monotonic() - built > HELD_MAX_AGE_S:
+            self._drop(user_id)
+        return await self._index(user_id)
 
     # -- queries ----------------------------------------------------------------------------------
     async def search(self, user_id: int, query: str, limit: int, detail: str = "lean") -> list[dict[str, Any]]:
         parsed = parse_query(query)
         if parsed.empty:
             return []
-        if self.in_memory:
-            index = await self._index(user_id)
-            return [to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms)
-                    for score, entry, terms in rank(index, parsed, limit)]
-        return await self._text_search(user_id, parsed, limit, detail)
+        if not self.in_memory:
+            return await self._text_search(user_id, parsed, limit, detail)
+        index = await self._index(user_id)
+        if index.meaning is not None and index.entries:
+            meaning = meaning_of(index.meaning, index.postings, len(index.entries), parsed)
+            return [to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms, alone)
+                    for score, entry, terms, alone in rank_hybrid(index, parsed, limit, meaning)]
+        return [to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms)
+                for score, entry, terms in rank(index, parsed, limit)]
+
+    async def meaning(self, user_id: int, text: str, kind: str | None = None) -> Meaning | None:
+        """What ``text`` means among the user's entries (of ``kind``): None when search by meaning
+        is off or the text has no words (``memory_query`` fuses it with its own ranking)."""
+        parsed = parse_query(text)
+        if not self.semantic or parsed.empty:
+            return None
+        index = await self._held(user_id)
+        if index.meaning is None or not index.entries:
+            return None
+        return meaning_of(index.meaning, index.postings, len(index.entries), parsed, kind)
 
     async def _text_search(self, user_id: int, parsed: ParsedQuery, limit: int, detail: str) -> list[dict[str, Any]]:
-        found: list[tuple[float, Entry]] = []
-        for name in ("playlists", "preference_events", "tracks", "memories"):
-            args = text_query(user_id, parsed, name, limit)
-            documents = await getattr(self._db, name).find(
-                args["filter"], args["projection"], sort=args["sort"], limit=args["limit"]
-            )
-            found += text_hits(documents, name, parsed)
-        if not found:  # nothing by exact words: the typo-tolerant pass over this user's entries
-            index, _ = await self._load_user(user_id)
-            return [to_hit(*hit, detail) for hit in rank(index, parsed, limit)]
         profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"history": 0})
-        ranked = rank(_index_of(profile_entries(profile) if profile else []), parsed, limit)
-        query_terms = set(parsed.terms)
-        ranked += [(score, entry, query_terms & analyse(entry).weights.keys()) for score, entry in found]
-        ranked.sort(key=lambda hit: (-hit[0], hit[1].kind, hit[1].id))
-        return [to_hit(score, entry, terms, detail) for score, entry, terms in ranked[:limit]]
+        lexical = await text_ranked(self._db, user_id, parsed, limit, profile)
+        if not lexical:  # nothing by exact words: the typo-tolerant pass over this user's entries
+            lexical = rank((await self._load_user(user_id, with_meaning=False))[0], parsed, limit)
+        meaning = None
+        if self.semantic:
+            index = await self._held(user_id)
+            if index.meaning is not None and index.entries:
+                meaning = meaning_of(index.meaning, index.postings, len(index.entries), parsed)
+        if meaning is None:
+            return [to_hit(score, entry, terms, detail) for score, entry, terms in lexical]
+        fused = await with_meaning(self._db, user_id, lexical, meaning, limit, profile)
+        return [to_hit(score, entry, terms, detail, None, alone) for score, entry, terms, alone in fused]

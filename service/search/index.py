@@ -15,6 +15,7 @@ from rapidfuzz.distance import Levenshtein
 
 from service.search.analysis import STOP_WORDS, stem, terms_of, words
 from service.search.fields import Entry
+from service.search.semantic.user import UserMeaning
 
 Key = tuple[str, str]  # (kind, id)
 
@@ -49,7 +50,8 @@ def analyse(entry: Entry) -> Indexed:
 
 
 class UserIndex:
-    def __init__(self) -> None:
+    def __init__(self, meaning: UserMeaning | None = None) -> None:
+        self.meaning = meaning  # the vectors of search by meaning, kept in step with the entries
         self.entries: dict[Key, Indexed] = {}
         self.postings: dict[str, dict[Key, float]] = {}
         self._surface: dict[str, int] = {}  # folded word → how many entries hold it
@@ -69,12 +71,16 @@ class UserIndex:
             if posting is None:
                 posting = self.postings[term] = {}
             posting[key] = weight
+        new_words = []
         for word in indexed.surface:
             count = self._surface.get(word, 0)
             self._surface[word] = count + 1
             if not count:
+                new_words.append(word)
                 self._by_length[len(word)].add(word)
                 self._length_lists.pop(len(word), None)
+        if self.meaning is not None:
+            self.meaning.entry_put(key, (f.text for f in entry.fields), new_words)
 
     def remove(self, key: Key) -> None:
         indexed = self.entries.pop(key, None)
@@ -85,14 +91,18 @@ class UserIndex:
             del posting[key]
             if not posting:
                 del self.postings[term]
+        gone_words = []
         for word in indexed.surface:
             count = self._surface[word] - 1
             if count:
                 self._surface[word] = count
             else:
+                gone_words.append(word)
                 del self._surface[word]
                 self._by_length[len(word)].discard(word)
                 self._length_lists.pop(len(word), None)
+        if self.meaning is not None:
+            self.meaning.entry_removed(key, gone_words)
 
     def keys_of_kind(self, kind: str) -> list[Key]:
         return [key for key in self.entries if key[0] == kind]

@@ -63,15 +63,10 @@ def phrase_candidates(index: UserIndex, phrases: list[list[str]]) -> set[Key] | 
     return {k for k in keys if all(has_phrase(index.entries[k], p) for p in phrases)}
 
 
-def rank(index: UserIndex, parsed: ParsedQuery, limit: int) -> list[tuple[float, Entry, set[str]]]:
-    """The best ``limit`` entries as (normalized score, entry, index terms matched)."""
-    if parsed.empty or not index.entries:
-        return []
-    allowed = phrase_candidates(index, parsed.phrases)
-    if allowed is not None and not allowed:
-        return []
+def lexical_scores(index: UserIndex, expansions: list[list[tuple[str, float]]],
+                   allowed: set[Key] | None) -> tuple[dict[Key, float], float]:
+    """Each entry's raw score (weighted term scores × IDF) and the sum of the query's IDFs."""
     total = len(index.entries)
-    expansions = expand(index, parsed)
     scores: dict[Key, float] = {}
     idf_sum = 0.0
     for options in expansions:
@@ -94,6 +89,18 @@ def rank(index: UserIndex, parsed: ParsedQuery, limit: int) -> list[tuple[float,
                     best[key] = value
         for key, value in best.items():
             scores[key] = scores.get(key, 0.0) + value
+    return scores, idf_sum
+
+
+def rank(index: UserIndex, parsed: ParsedQuery, limit: int) -> list[tuple[float, Entry, set[str]]]:
+    """The best ``limit`` entries as (normalized score, entry, index terms matched)."""
+    if parsed.empty or not index.entries:
+        return []
+    allowed = phrase_candidates(index, parsed.phrases)
+    if allowed is not None and not allowed:
+        return []
+    expansions = expand(index, parsed)
+    scores, idf_sum = lexical_scores(index, expansions, allowed)
     top = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
     top.sort(key=lambda item: (-item[1], item[0]))
     scale = idf_sum * MAX_WEIGHT
@@ -152,8 +159,10 @@ def lean_snippet(entry: Entry, matched: set[str], field_terms: list[list[str]] |
 
 
 def to_hit(score: float, entry: Entry, matched: set[str], detail: str = "full",
-           field_terms: list[list[str]] | None = None) -> dict[str, Any]:
-    """One result of the PRD shape; ``detail`` is "lean" (the default of the tool) or "full"."""
+           field_terms: list[list[str]] | None = None, by_meaning: bool = False) -> dict[str, Any]:
+    """One result of the PRD shape; ``detail`` is "lean" (the default of the tool) or "full".
+    A hit none of the query's own words (or their typos) found says ``matched_by: "meaning"``."""
+    found_by = {"matched_by": "meaning"} if by_meaning else {}
     if detail == "lean":
         keep = LEAN_METADATA.get(entry.kind, ())
         return {
@@ -161,7 +170,7 @@ def to_hit(score: float, entry: Entry, matched: set[str], detail: str = "full",
             "id": entry.id,
             "score": round(score, 4),
             "snippet": lean_snippet(entry, matched, field_terms),
-            "metadata": {k: entry.metadata[k] for k in keep if k in entry.metadata},
+            "metadata": {**{k: entry.metadata[k] for k in keep if k in entry.metadata}, **found_by},
         }
     text, words_found = snippet(entry, matched)
     return {
@@ -169,5 +178,5 @@ def to_hit(score: float, entry: Entry, matched: set[str], detail: str = "full",
         "id": entry.id,
         "score": round(score, 4),
         "snippet": text,
-        "metadata": {**entry.metadata, "matched_words": words_found},
+        "metadata": {**entry.metadata, "matched_words": words_found, **found_by},
     }
