@@ -176,7 +176,9 @@ class MemoryStore:
         filters = Filters(memory_type, now - timedelta(days=since_days) if since_days is not None else None,
                           importance_min)
         index = await self.index_of(user_id, filters.narrowed())
-        rows = [query_row(doc, now, score) for score, doc in ranked(index, entity, text, filters, limit)]
+        meaning = await self._search.meaning(user_id, text, "memory") if text else None
+        rows = [query_row(doc, now, score, alone)
+                for score, doc, alone in ranked(index, entity, text, filters, limit, meaning)]
         return {"user_id": user_id, "memories": rows}
 
 

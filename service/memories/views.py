@@ -26,10 +26,13 @@ def memory_view(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def query_row(doc: dict[str, Any], now: datetime, score: float) -> dict[str, Any]:
-    return {
+def query_row(doc: dict[str, Any], now: datetime, score: float, by_meaning: bool = False) -> dict[str, Any]:
+    row = {
         "memory_id": doc["memory_id"], "timestamp": as_utc(doc["timestamp"]), "type": doc["type"],
         "entities": list(doc["entities"]), "summary": doc["summary"], "importance": doc["importance"],
         "days_ago": days_between(doc["timestamp"], now), "fuzzy": bool(doc.get("fuzzy")),
         "seen_count": doc["seen_count"], "metadata": doc.get("metadata") or {}, "score": round(score, 3),
     }
+    if by_meaning:  # none of the asked words is in it: found by what the text means
+        row["matched_by"] = "meaning"
+    return row

@@ -5,17 +5,20 @@ first use and then kept current by every write; nothing of them is stored. So a 
 from the command line (its own process) holds none: it reports ``not_held``, and what it could
 compare is what the next server builds from the very records it checked. A process that does hold
 a user's index (a running service, the tests) builds a fresh one from the store and compares
-entries and term weights; a difference drops the held one, which the next use builds again from
+entries, term weights and, with search by meaning on, each entry's vector; a difference drops the held one, which the next use builds again from
 the records. On real MongoDB the ``$text`` indexes are the server's own (``server_maintained``)
 and the memories are read anew on every call: there is nothing of ours to compare.
 """
 
 from __future__ import annotations
 
+import numpy as np
+
 from service.memories import MemoryStore
 from service.memories.index import MemoryIndex
 from service.rederive.compare import Difference, difference, normal
 from service.search import SearchEngine
+from service.search.index import Key, UserIndex
 from service.storage import Database
 
 ROUND = 9  # weights are sums of floats: the same terms added in another order may differ in the last bits
@@ -39,12 +42,23 @@ async def check_search_index(search: SearchEngine, user_id: int, write: bool) ->
             found.append(difference("search_index", name, [], "in the store, but not indexed"))
         else:
             fields = [f for f, same in (("terms", _weights(kept.weights) == _weights(built.weights)),
-                                        ("text", kept.field_terms == built.field_terms)) if not same]
+                                        ("text", kept.field_terms == built.field_terms),
+                                        ("meaning", _same_vector(held, fresh, key))) if not same]
             if fields:
                 found.append(difference("search_index", name, fields, "indexed differently from the store"))
     if found and write:
         search.user_deleted(user_id)  # dropped: the next search builds it from the records
     return found, "compared"
+
+
+def _same_vector(held: UserIndex, fresh: UserIndex, key: Key) -> bool:
+    """The held vector of an entry is the one its stored text embeds to (both None when off)."""
+    if held.meaning is None or fresh.meaning is None:
+        return held.meaning is None and fresh.meaning is None
+    kept, built = held.meaning.vector_of(key), fresh.meaning.vector_of(key)
+    if kept is None or built is None:
+        return kept is None and built is None
+    return bool(np.allclose(kept, built, atol=1e-5))
 
 
 def _weights(weights: dict[str, float]) -> dict[str, float]:
