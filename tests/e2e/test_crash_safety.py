@@ -295,6 +295,7 @@ async def test_second_server_on_a_data_dir_in_use_is_refused(tmp_path: Path) -> 
         assert first.alive()
         status, body = http_get(f"{first.base_url}/readyz")
         assert status == 200 and body["status"] == "ready"
+        assert body["search_by_meaning"].startswith("wordllama 0.4.0.post1 "), body  # the model and version
         async with sse_session(first) as call:
             await call.ok("memory_update_profile", {"user_id": USER, "patch": {"after": True}})
             profile = await call.ok("memory_get_profile", {"user_id": USER})

@@ -175,7 +175,7 @@ async def test_held_indexes_are_compared_with_the_store_and_dropped_when_they_di
         assert summary(report) == sorted([
             (USER, "counters", str(USER), ["preference_event_count"], "counters differ from the records"),
             (USER, "memory_index", added["memory_id"], ["summary", "terms"], "kept differently from the store"),
-            (USER, "search_index", f"memory:{added['memory_id']}", ["terms", "text"],
+            (USER, "search_index", f"memory:{added['memory_id']}", ["terms", "text", "meaning"],
              "indexed differently from the store"),
             (USER, "search_index", f"preference_event:{kept['event_id']}", [], "indexed, but not in the store"),
         ]), summary(report)

@@ -123,6 +123,9 @@ ANCHOR_PLAYLISTS: list[tuple[str, dict[str, Any]]] = [
                 "description": "Distorted guitars from the Pacific Northwest"}),
     ("opera", {"name": "Opera Arias for Beginners", "intent_tags": ["opera", "classical vocal"],
                "description": "Puccini and Verdi highlights, sopranos and tenors"}),
+    ("kraftwerk", {"name": "Kraftwerk Autobahn Classics", "intent_tags": ["krautrock", "synth"],
+                   "description": "Robots, trans-europe express and early drum machines",
+                   "seed_context": {"artists": ["Kraftwerk"]}}),
 ]
 ANCHOR_EVENTS: list[tuple[str, dict[str, Any]]] = [
     ("nickelback", {"type": "dislike", "raw_text": "Please never add Nickelback again, I can't stand them",
@@ -213,6 +216,11 @@ def build_corpus(seed: int = 7, filler_playlists: int = 450, filler_events: int 
         corpus.events[MAIN_USER].append({"key": key, "type": fields["type"], "payload": payload,
                                          "timestamp": START + timedelta(days=40, minutes=n)})
     corpus.profiles[MAIN_USER] = ANCHOR_PROFILE
+    # The anchors' artists alone in short notes: with every field weighing the same, a note naming
+    # "Sabaton" would outweigh the playlist "Sabaton Battle Anthems" (field weights must decide).
+    for artist in DECOY_ARTISTS:
+        corpus.events[MAIN_USER].append({"key": None, "type": "note", "payload": {"raw_text": artist, "artist": artist},
+                                         "timestamp": START})
     # Other users hold look-alikes of some anchors: they must never show up for the main user.
     for user_id in OTHER_USERS:
         for n, (key, fields) in enumerate(ANCHOR_PLAYLISTS[:8]):

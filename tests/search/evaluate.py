@@ -9,10 +9,11 @@ from tests.search.corpus import MAIN_USER
 from tests.search.queries import QUERIES
 
 
-async def evaluate(service: Any, ids: dict[str, str], limit: int = 10) -> dict[str, Any]:
+async def evaluate(service: Any, ids: dict[str, str], limit: int = 10,
+                   queries: list[tuple[str, str, str]] = QUERIES) -> dict[str, Any]:
     by_category: dict[str, list[int | None]] = defaultdict(list)
     misses = []
-    for query, key, category in QUERIES:
+    for query, key, category in queries:
         hits = await service.search(MAIN_USER, query, limit)
         ranks = [i + 1 for i, hit in enumerate(hits) if hit["id"] == ids[key]]
         rank = ranks[0] if ranks else None

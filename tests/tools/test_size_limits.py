@@ -77,5 +77,7 @@ async def test_a_very_long_word_is_indexed_whole(settings: Settings) -> None:
         await call.ok("memory_update_profile", {"user_id": USER, "patch": {"motto": f"{word} forever"}})
         hits = (await call.ok("memory_search", {"user_id": USER, "query": "y" * 400}))["results"]
         found = (await call.ok("memory_search", {"user_id": USER, "query": "forever"}))["results"]
-    assert hits == [], "a long token is not stemmed down to a shorter one"
+    # (By meaning, a run of 400 'y' is near a run of 5,000: that hit, if any, says so.)
+    assert [h for h in hits if h["metadata"].get("matched_by") != "meaning"] == [], \
+        "a long token is not stemmed down to a shorter one"
     assert [h["id"] for h in found] == ["profile:motto"]
