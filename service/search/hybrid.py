@@ -19,7 +19,7 @@ from operator import itemgetter
 from service.search.analysis import ParsedQuery
 from service.search.fields import MAX_WEIGHT, Entry
 from service.search.index import Key, UserIndex
-from service.search.ranking import expand, lexical_scores, phrase_candidates
+from service.search.ranking import lexical_scores, prepare
 from service.search.semantic.query import Meaning
 
 MEANING_WEIGHT = 1.0  # the similarity's share against a normalized lexical score (0..1)
@@ -29,12 +29,10 @@ MEANING_FLOOR = 0.25  # least similarity for an entry reached by meaning alone
 def rank_hybrid(index: UserIndex, parsed: ParsedQuery, limit: int,
                 meaning: Meaning) -> list[tuple[float, Entry, set[str], bool]]:
     """The best ``limit`` entries as (score 0..1, entry, index terms matched, found by meaning only)."""
-    if parsed.empty or not index.entries:
+    prepared = prepare(index, parsed)
+    if prepared is None:
         return []
-    allowed = phrase_candidates(index, parsed.phrases)
-    if allowed is not None and not allowed:
-        return []
-    expansions = expand(index, parsed)
+    allowed, expansions = prepared
     direct = {t for options in expansions for t, _ in options}
     widened = []
     for options, near in zip(expansions, meaning.neighbours, strict=True):

@@ -92,14 +92,23 @@ def lexical_scores(index: UserIndex, expansions: list[list[tuple[str, float]]],
     return scores, idf_sum
 
 
-def rank(index: UserIndex, parsed: ParsedQuery, limit: int) -> list[tuple[float, Entry, set[str]]]:
-    """The best ``limit`` entries as (normalized score, entry, index terms matched)."""
+def prepare(index: UserIndex, parsed: ParsedQuery) -> tuple[set[Key] | None, list[list[tuple[str, float]]]] | None:
+    """The entries a quoted phrase allows (None: any) and each query word's expansions; None when
+    nothing can match."""
     if parsed.empty or not index.entries:
-        return []
+        return None
     allowed = phrase_candidates(index, parsed.phrases)
     if allowed is not None and not allowed:
+        return None
+    return allowed, expand(index, parsed)
+
+
+def rank(index: UserIndex, parsed: ParsedQuery, limit: int) -> list[tuple[float, Entry, set[str]]]:
+    """The best ``limit`` entries as (normalized score, entry, index terms matched)."""
+    prepared = prepare(index, parsed)
+    if prepared is None:
         return []
-    expansions = expand(index, parsed)
+    allowed, expansions = prepared
     scores, idf_sum = lexical_scores(index, expansions, allowed)
     top = heapq.nlargest(limit, scores.items(), key=itemgetter(1))
     top.sort(key=lambda item: (-item[1], item[0]))

@@ -37,8 +37,7 @@ def equal_field_weights(patch: pytest.MonkeyPatch) -> None:
 
 
 def no_phrases(patch: pytest.MonkeyPatch) -> None:
-    patch.setattr(ranking, "phrase_candidates", lambda index, phrases: None)
-    patch.setattr(hybrid, "phrase_candidates", lambda index, phrases: None)
+    patch.setattr(ranking, "phrase_candidates", lambda index, phrases: None)  # both rankings ask it
 
 
 def no_stemming(patch: pytest.MonkeyPatch) -> None:
