@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from itertools import islice
+
+import numpy as np
 
 from service.search.semantic.model import EmbeddingModel, entry_text
 from service.search.semantic.vectors import VectorSet
@@ -40,14 +43,14 @@ class UserMeaning:
             self._pending_words.discard(word)
             self.words.remove(word)
 
-    def nearest(self, query: object, limit: int, kind: str | None = None) -> list[tuple[Key, float]]:
+    def nearest(self, query: np.ndarray, limit: int, kind: str | None = None) -> list[tuple[Key, float]]:
         """The entries (of ``kind``, or any) most similar to the query vector, best first."""
         sets = [self.entries[kind]] if kind in self.entries else [] if kind else list(self.entries.values())
-        found = [hit for vectors in sets for hit in vectors.nearest(query, limit)]  # type: ignore[arg-type]
+        found = [hit for vectors in sets for hit in vectors.nearest(query, limit)]
         found.sort(key=lambda hit: -hit[1])
         return found[:limit]
 
-    def vector_of(self, key: Key) -> object:
+    def vector_of(self, key: Key) -> np.ndarray | None:
         """The entry's vector once embedded (None before, or if it has none)."""
         self.flush()
         vectors = self.entries.get(key[0])
@@ -64,7 +67,7 @@ class UserMeaning:
 
     def _step(self) -> None:
         if self._pending_entries:
-            keys = list(self._pending_entries)[:BATCH]
+            keys = list(islice(self._pending_entries, BATCH))  # not a list of every pending key per step
             texts = [self._pending_entries.pop(k) for k in keys]
             vectors = self.model.embed(texts)
             for kind in {k[0] for k in keys}:
