@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
@@ -34,7 +35,10 @@ from service.settings import LOOPBACK_HOSTS, Settings
 from service.storage import open_database
 from tools import create_mcp_server
 from tools.identity import BearerTokens, StoreTokenVerifier
-from tools.registry import CallPolicy
+from tools.registry import CallPolicy, tool_calls
+from tools.subscriptions import Subscriptions
+from ui import ui_app
+from ui.api import SessionIdentity
 
 log = logging.getLogger("taste_memory")
 
@@ -165,8 +169,15 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     tokens = TokenStore(settings.tokens_path)
     metrics = ToolMetrics()
     identity = bearer_identity(settings, tokens)
-    mcp = create_mcp_server(holder, settings.tool_names, call_policy(settings, identity, metrics), settings.toolsets)
+    policy = call_policy(settings, identity, metrics)
+    subscriptions = Subscriptions()  # the page's writes reach MCP subscribers too
+    mcp = create_mcp_server(holder, settings.tool_names, policy, settings.toolsets, subscriptions)
     security = transport_security(settings)
+    # The memory page: the same call path, rate limiter and metrics, its principal from its session.
+    # Plain wire names whatever MEMORY_TOOL_NAMES says: the page is ours and names them one way.
+    page = [Mount("/ui", app=ui_app(settings, tokens, tool_calls(
+        holder, "plain", replace(policy, identity=SessionIdentity(), changed=subscriptions.changed), settings.toolsets),
+        security))] if settings.ui == "on" else []
     anonymous: StreamableHTTPSessionManager | None = None
     if settings.transport == "streamable-http":
         mcp.streamable_http_app(host=settings.host, transport_security=security,
@@ -199,6 +210,8 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
                             settings.tokens_path, settings.host)
             log.info("taste memory ready on %s (%s store); search by meaning: %s", settings.transport,
                      holder().database.engine, holder().meaning_model or "off")
+            if settings.ui == "on":
+                log.info("memory page at http://%s:%d/ui/", settings.host, settings.port)
             yield
 
     # Outside the MCP endpoints nothing is authenticated: these routes show no user data.
@@ -222,6 +235,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),
+            *page,
             Mount("/", app=QuietRefusals(inner)),
         ],
         # The SDK's bearer backend verifies the token of every HTTP request (each SSE POST too)

@@ -81,13 +81,15 @@ def serve(
         help="stdio: the users this server acts for, comma-separated (env MEMORY_STDIO_USER_IDS; unset: any user)")] = None,
     semantic_search: Annotated[str | None, typer.Option(
         help="on | off: search by meaning as well as by words (env MEMORY_SEMANTIC_SEARCH, default on)")] = None,
+    ui: Annotated[str | None, typer.Option(
+        help="on | off: the memory page at /ui/ on the HTTP transports (env MEMORY_UI, default on)")] = None,
 ) -> None:
     """Run the MCP server: SSE at GET /sse + POST /messages/, streamable HTTP at /mcp, or stdio."""
     try:
         settings = _settings(transport=transport, host=host, port=port, data_dir=data_dir,
                              mongodb_uri=mongodb_uri, tool_names=tool_names, log_level=log_level,
                              token_file=token_file, toolsets=toolsets, stdio_user_ids=stdio_user_ids,
-                             semantic_search=semantic_search)
+                             semantic_search=semantic_search, ui=ui)
     except ValueError as exc:
         _fail(str(exc))
     configure_logging(settings.log_level)

@@ -102,6 +102,11 @@ class Settings(BaseSettings):
     audit_retention_days: int = Field(
         0, ge=0, description="Delete audit entries older than this many days (0 = keep forever); a deleted "
         "user's tombstone is always kept. MongoDB: a TTL index; embedded: an hourly purge.")
+    ui: Literal["on", "off"] = Field(
+        "on", description="The memory page at /ui/ on the HTTP transports (sign-in with a token); off = /ui is 404.")
+    ui_session_minutes: int = Field(
+        720, ge=1, le=7 * 24 * 60, description="Memory page: a session ends this many minutes after sign-in "
+        "(and after 30 minutes without a request).")
     @field_validator("allowed_hosts", "allowed_origins", "stdio_user_ids", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:

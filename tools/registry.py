@@ -178,13 +178,26 @@ def build_tool(spec: ToolSpec, provide: ServiceProvider, style: NameStyle, polic
     )
 
 
+ToolCall = Callable[[dict[str, Any], Any], Awaitable[CallToolResult | InputRequiredResult]]
+
+
+def tool_calls(provide: ServiceProvider, style: NameStyle, policy: CallPolicy,
+               toolsets: Collection[str] | None = None) -> dict[str, ToolCall]:
+    """Wire name → the very call path the MCP tools run (identity, rate limit, validation,
+    authorization, switches, confirmation, handler, envelope, metrics, log, subscriptions), for
+    another transport (the memory page) that passes its own ``policy`` and call context."""
+    return {wire_name(spec.prd_name, style): _call(spec, provide, policy) for spec in specs_in(toolsets)}
+
+
 def create_mcp_server(
     provide: ServiceProvider, style: NameStyle = "plain", policy: CallPolicy | None = None,
-    toolsets: Collection[str] | None = None,
+    toolsets: Collection[str] | None = None, subscriptions: Subscriptions | None = None,
 ) -> MCPServer:
     """The MCP server with the tools of ``toolsets`` registered (None: every tool; see
-    ``catalog.TOOLSETS``). Without a policy every call is the machine's own user (stdio, in process)."""
-    subscriptions = Subscriptions()  # one per server: a write through any session reaches every subscriber
+    ``catalog.TOOLSETS``). Without a policy every call is the machine's own user (stdio, in process).
+    ``subscriptions``: given when another transport's writes must reach this server's subscribers."""
+    # One per server: a write through any session reaches every subscriber.
+    subscriptions = subscriptions or Subscriptions()
     policy = replace(policy or CallPolicy(), changed=subscriptions.changed)
     server = MCPServer(
         name="taste-memory",

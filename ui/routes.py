@@ -1,0 +1,77 @@
+"""The ``/ui`` application: the page's files and its API, behind ``UiGuard``.
+
+``service/app.py`` mounts it on the HTTP transports when ``MEMORY_UI=on``. The files ship inside
+the package (``ui/static``), so ``pip install`` is all the page needs; only names present there
+are served, never a path built from the request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from pathlib import Path
+
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp
+
+from service.auth import TokenStore
+from service.settings import Settings
+from tools.registry import ToolCall
+from ui.api import UiApi
+from ui.security import UiGuard, error_response
+from ui.sessions import SessionStore
+
+STATIC = Path(__file__).parent / "static"
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")  # a file of the directory itself, no path
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".txt": "text/plain; charset=utf-8",
+}
+
+
+def _file(directory: Path, name: str) -> Response:
+    path = directory / name
+    media_type = TYPES.get(path.suffix)
+    if not NAME.match(name) or media_type is None or not path.is_file():
+        return error_response(404, "NOT_FOUND", "no such file")
+    # Revalidated on each load, so a new version of the page is picked up after an upgrade.
+    return Response(path.read_bytes(), media_type=media_type, headers={"Cache-Control": "no-cache"})
+
+
+def ui_app(settings: Settings, tokens: TokenStore, calls: Mapping[str, ToolCall], security: TransportSecuritySettings,
+           static: Path = STATIC) -> ASGIApp:
+    """The page and its API for ``settings``; ``calls`` are the tool call paths by plain wire name."""
+    sessions = SessionStore(tokens, open_mode=lambda: settings.loopback and not tokens.configured(),
+                            absolute_seconds=settings.ui_session_minutes * 60)
+    api = UiApi(sessions, dict(calls), secure_cookie=not settings.loopback)
+
+    async def index(request: Request) -> Response:
+        return _file(static, "index.html")
+
+    async def asset(request: Request) -> Response:
+        return _file(static, request.path_params["name"])
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        # Starlette's own 404/405 as the page's JSON errors.
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        return error_response(status, "NOT_FOUND" if status in (404, 405) else "INTERNAL",
+                              "no such page or method" if status in (404, 405) else "internal error")
+
+    router = Starlette(exception_handlers={404: http_error, 405: http_error}, routes=[
+        Route("/", index, methods=["GET"]),
+        Route("/static/{name}", asset, methods=["GET"]),
+        Route("/api/session", api.get_session, methods=["GET"]),
+        Route("/api/session", api.sign_in, methods=["POST"]),
+        Route("/api/session", api.sign_out, methods=["DELETE"]),
+        Route("/api/tools/{tool}", api.call_tool, methods=["POST"]),
+    ])
+    return UiGuard(router, security, settings.max_request_bytes)
