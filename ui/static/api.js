@@ -1,0 +1,71 @@
+// The one way the page reaches the service: the session endpoints and POST /ui/api/tools/<tool>.
+
+const BASE = "/ui/api";
+let csrf = null;
+
+export class ApiError extends Error {
+  constructor(code, message, status, details) {
+    super(message);
+    this.code = code;
+    this.status = status;
+    this.details = details;
+  }
+}
+
+async function request(method, path, body, { needsCsrf = false } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (needsCsrf && csrf) headers["X-CSRF-Token"] = csrf;
+  const response = await fetch(BASE + path, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "same-origin",
+    cache: "no-store",
+  });
+  if (response.status === 204) return null;
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const error = (data && data.error) || {};
+    throw new ApiError(error.code || `HTTP_${response.status}`,
+      error.message || `The server answered ${response.status} ${response.statusText}`.trim(),
+      response.status, error.details);
+  }
+  return data;
+}
+
+function remember(session) {
+  csrf = session && session.signed_in ? session.csrf : null;
+  return session;
+}
+
+export async function getSession() {
+  return remember(await request("GET", "/session"));
+}
+
+export async function signIn(token) {
+  return remember(await request("POST", "/session", token ? { token } : {}));
+}
+
+export async function signOut() {
+  try {
+    await request("DELETE", "/session", undefined, { needsCsrf: true });
+  } finally {
+    csrf = null;
+  }
+}
+
+/** Call a tool; resolves to the envelope's result, throws ApiError for an envelope error or HTTP error. */
+export async function callTool(tool, args) {
+  const envelope = await request("POST", `/tools/${encodeURIComponent(tool)}`, args, { needsCsrf: true });
+  if (!envelope || envelope.success !== true) {
+    const error = (envelope && envelope.error) || {};
+    throw new ApiError(error.code || "ERROR", error.message || `${tool} failed`, 200, error.details);
+  }
+  return envelope.result;
+}

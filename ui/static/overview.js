@@ -1,0 +1,116 @@
+// Overview: the kill switch, pause until, counts per kind, the last context block served.
+import { callTool } from "./api.js";
+import { clearError, h, replace, showError, when } from "./dom.js";
+
+const COUNTS = [
+  ["playlists", "playlists", "Playlists"],
+  ["memories", "memories", "Memories"],
+  ["preference_events", "preference_events", "Preference events"],
+  ["plays", "play_buckets", "Plays (days with plays)"],
+];
+
+export async function renderOverview(view) {
+  const status = await callTool("memory_status", { user_id: view.userId });
+  const inspected = status.enabled ? await callTool("memory_inspect", { user_id: view.userId }) : null;
+  if (!view.current()) return;
+  replace(view.main,
+    h("h1", {}, `Overview of user ${view.userId}`),
+    switchCard(view, status),
+    pauseCard(view, status),
+    status.enabled ? countsCard(inspected.counts) : null,
+    status.enabled ? contextCard(inspected.last_context) : null);
+}
+
+/** Run a state-changing tool from a control, then draw the page again from the service's answer. */
+async function act(view, control, tool, args) {
+  clearError();
+  control.disabled = true;
+  try {
+    await callTool(tool, args);
+  } catch (error) {
+    control.disabled = false;
+    showError(error);
+    return;
+  }
+  await view.rerender();
+}
+
+function switchCard(view, status) {
+  const state = status.enabled ? "on" : "off";
+  const toggle = h("button", { type: "button", "data-testid": "toggle-enabled", class: status.enabled ? "" : "primary" },
+    status.enabled ? "Turn memory off" : "Turn memory on");
+  toggle.addEventListener("click", () =>
+    act(view, toggle, "memory_set_enabled", { user_id: view.userId, enabled: !status.enabled }));
+  return h("section", { class: "card" },
+    h("h2", {}, "Memory"),
+    h("div", { class: "row" },
+      h("span", {}, "Memory is "),
+      h("span", { class: `state ${state}`, "data-testid": "status-enabled" }, state),
+      toggle),
+    h("p", { class: "muted" }, status.enabled
+      ? "Turned off, the service stores nothing for you and answers every read as if it knew nothing."
+      : "Nothing is stored and nothing is shown while memory is off. What was stored is kept until you turn it on again."));
+}
+
+function pauseCard(view, status) {
+  const input = h("input", { type: "text", "data-testid": "pause-input", "aria-label": "Pause until",
+    placeholder: "2030-01-31T18:00:00Z", spellcheck: "false" });
+  const apply = h("button", { type: "button", "data-testid": "pause-apply" }, "Pause");
+  const clear = h("button", { type: "button", "data-testid": "pause-clear", disabled: !status.paused_until }, "Resume now");
+  const submit = () => {
+    const text = input.value.trim();
+    const moment = new Date(text);
+    if (!text || Number.isNaN(moment.getTime())) {
+      showError({ code: "INVALID_ARGUMENT", message: "Type a date and time, e.g. 2030-01-31T18:00:00Z." });
+      return;
+    }
+    act(view, apply, "memory_pause", { user_id: view.userId, until: moment.toISOString() });
+  };
+  apply.addEventListener("click", submit);
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter") submit(); });
+  clear.addEventListener("click", () => act(view, clear, "memory_pause", { user_id: view.userId, until: null }));
+  return h("section", { class: "card" },
+    h("h2", {}, "Pause"),
+    h("p", { "data-testid": "paused-until" }, status.paused_until
+      ? ["Paused until ", h("time", { datetime: status.paused_until, title: status.paused_until }, when(status.paused_until)),
+        ": nothing new is stored until then."]
+      : "Not paused."),
+    h("div", { class: "row" }, h("label", {}, "Store nothing until ", input), apply, clear));
+}
+
+function countsCard(counts) {
+  return h("section", { class: "card" },
+    h("h2", {}, "What is stored"),
+    h("dl", { class: "counts" }, COUNTS.map(([id, key, label]) =>
+      h("div", {}, h("dt", {}, label), h("dd", { "data-testid": `count-${id}` }, String(counts[key] ?? 0))))),
+    h("p", { class: "muted" }, `Profile version ${counts.profile_version}, ${counts.tracks} catalog tracks.`));
+}
+
+function contextCard(last) {
+  const card = h("section", { class: "card", "data-testid": "last-context" }, h("h2", {}, "Last context block served"));
+  if (!last) {
+    card.append(h("p", { class: "muted" }, "None served in this process."));
+    return card;
+  }
+  const d = last.diagnostics;
+  card.append(
+    h("p", {}, "Served ", h("time", { datetime: last.served_at, title: last.served_at }, when(last.served_at)),
+      `: ${last.tokens} of ${last.budget_tokens} tokens (estimator ${d.estimator})`,
+      last.focus ? [", focus ", h("q", {}, last.focus), `, ${d.focus_matches} matching`] : "", "."),
+    h("pre", { class: "block", "data-testid": "context-block" }, last.block),
+    h("table", {},
+      h("thead", {}, h("tr", {}, h("th", {}, "Section"), h("th", { class: "num" }, "Kept"),
+        h("th", { class: "num" }, "Dropped"), h("th", { class: "num" }, "Tokens"))),
+      h("tbody", {}, d.sections.map((s) => h("tr", {}, h("td", {}, s.section), h("td", { class: "num" }, s.kept),
+        h("td", { class: "num" }, s.dropped), h("td", { class: "num" }, s.tokens))))),
+    h("p", { class: "muted" }, dropSummary(d)));
+  return card;
+}
+
+function dropSummary(d) {
+  const reasons = {};
+  for (const item of d.dropped) reasons[item.reason] = (reasons[item.reason] || 0) + 1;
+  const parts = Object.entries(reasons).map(([reason, n]) => `${n} for ${reason}`);
+  const more = d.unlisted.kept + d.unlisted.dropped;
+  return (parts.length ? `Left out: ${parts.join(", ")}.` : "Nothing left out.") + (more ? ` ${more} more not listed.` : "");
+}
