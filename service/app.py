@@ -211,7 +211,8 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             log.info("taste memory ready on %s (%s store); search by meaning: %s", settings.transport,
                      holder().database.engine, holder().meaning_model or "off")
             if settings.ui == "on":
-                log.info("memory page at http://%s:%d/ui/", settings.host, settings.port)
+                host = f"[{settings.host}]" if ":" in settings.host else settings.host
+                log.info("memory page at http://%s:%d/ui/", host, settings.port)
             yield
 
     # Outside the MCP endpoints nothing is authenticated: these routes show no user data.

@@ -18,6 +18,7 @@ from service.auth import TokenStore
 from service.settings import Settings
 from tests.support import playlist, track
 from ui.security import SECURITY_HEADERS, session_cookie
+from ui.sessions import SessionStore
 
 ORIGIN = "http://127.0.0.1:8765"
 ALICE, BOB = 1, 2
@@ -287,3 +288,43 @@ async def test_no_token_in_any_answer_or_log_line(tmp_path: Path, caplog: pytest
     assert any(f"ui:{record.token_id}" in line for line in lines)
     for text in seen + lines:
         assert secret not in text
+
+
+async def test_beyond_loopback_the_cookie_is_secure_and_nothing_is_open(tmp_path: Path) -> None:
+    settings = page_settings(tmp_path, host="0.0.0.0")
+    async with page(settings) as client:
+        # No token on a non-loopback bind: closed, as the MCP endpoints are (serve would not even start).
+        assert (await client.get("/ui/api/session")).json() == {"signed_in": False, "open_mode": False}
+        assert (await client.post("/ui/api/session", json={})).status_code == 401
+        token, _ = tokens(settings).create("user", [ALICE])
+        answer = await sign_in(client, token)
+        assert answer.status_code == 200
+        assert "Secure" in [flag.strip() for flag in answer.headers["set-cookie"].split(";")]
+
+
+async def test_page_calls_share_the_rate_limit(tmp_path: Path) -> None:
+    settings = page_settings(tmp_path, rate_limit_per_minute=1, rate_limit_burst=1)
+    token, _ = tokens(settings).create("user", [ALICE])
+    async with page(settings) as client:
+        csrf = (await sign_in(client, token)).json()["csrf"]
+        await ok(client, "memory_get_playlists", {"user_id": ALICE}, csrf)
+        limited = (await call(client, "memory_get_playlists", {"user_id": ALICE}, csrf)).json()
+        assert limited["error"]["code"] == "RATE_LIMITED" and limited["error"]["details"]["retry_after_s"] > 0
+
+
+def test_sessions_end_when_idle_or_old(tmp_path: Path) -> None:
+    store = TokenStore(tmp_path / "tokens.json")
+    token, _ = store.create("user", [ALICE])
+    now = [1000.0]
+    sessions = SessionStore(store, open_mode=lambda: False, absolute_seconds=3600, idle_seconds=600,
+                            clock=lambda: now[0])
+    idle = sessions.sign_in(token)
+    busy = sessions.sign_in(token)
+    assert idle is not None and busy is not None and idle.session_id != busy.session_id
+    for _ in range(6):  # a request every 9 minutes keeps a session, up to its absolute end
+        now[0] += 540
+        assert sessions.lookup(busy.session_id) is not None
+    assert sessions.lookup(idle.session_id) is None  # 54 minutes without a request
+    now[0] += 540  # 63 minutes after sign-in
+    assert sessions.lookup(busy.session_id) is None
+    assert len(sessions) == 0
