@@ -37,7 +37,7 @@ from tools import create_mcp_server
 from tools.identity import BearerTokens, StoreTokenVerifier
 from tools.registry import CallPolicy, tool_calls
 from tools.subscriptions import Subscriptions
-from ui import ui_app
+from ui import ui_routes
 from ui.api import SessionIdentity
 
 log = logging.getLogger("taste_memory")
@@ -175,9 +175,9 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     security = transport_security(settings)
     # The memory page: the same call path, rate limiter and metrics, its principal from its session.
     # Plain wire names whatever MEMORY_TOOL_NAMES says: the page is ours and names them one way.
-    page = [Mount("/ui", app=ui_app(settings, tokens, tool_calls(
+    page = ui_routes(settings, tokens, tool_calls(
         holder, "plain", replace(policy, identity=SessionIdentity(), changed=subscriptions.changed), settings.toolsets),
-        security))] if settings.ui == "on" else []
+        security) if settings.ui == "on" else []
     anonymous: StreamableHTTPSessionManager | None = None
     if settings.transport == "streamable-http":
         mcp.streamable_http_app(host=settings.host, transport_security=security,

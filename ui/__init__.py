@@ -2,6 +2,6 @@
 browser, through the same tool call path as the MCP endpoints. A transport adapter beside
 ``tools/``: no storage knowledge here."""
 
-from ui.routes import ui_app
+from ui.routes import ui_routes
 
-__all__ = ["ui_app"]
+__all__ = ["ui_routes"]

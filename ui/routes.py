@@ -15,9 +15,9 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.responses import RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.types import Receive, Scope, Send
 
 from service.auth import TokenStore
 from service.settings import Settings
@@ -47,9 +47,14 @@ def _file(directory: Path, name: str) -> Response:
     return Response(path.read_bytes(), media_type=media_type, headers={"Cache-Control": "no-cache"})
 
 
-def ui_app(settings: Settings, tokens: TokenStore, calls: Mapping[str, ToolCall], security: TransportSecuritySettings,
-           static: Path = STATIC) -> ASGIApp:
-    """The page and its API for ``settings``; ``calls`` are the tool call paths by plain wire name."""
+async def _to_index(scope: Scope, receive: Receive, send: Send) -> None:
+    await RedirectResponse("/ui/", status_code=308)(scope, receive, send)
+
+
+def ui_routes(settings: Settings, tokens: TokenStore, calls: Mapping[str, ToolCall],
+              security: TransportSecuritySettings, static: Path = STATIC) -> list[BaseRoute]:
+    """The page and its API for ``settings`` (``/ui`` redirects to ``/ui/``); ``calls`` are the
+    tool call paths by plain wire name."""
     sessions = SessionStore(tokens, open_mode=lambda: settings.loopback and not tokens.configured(),
                             absolute_seconds=settings.ui_session_minutes * 60)
     api = UiApi(sessions, dict(calls), secure_cookie=not settings.loopback)
@@ -74,4 +79,5 @@ def ui_app(settings: Settings, tokens: TokenStore, calls: Mapping[str, ToolCall]
         Route("/api/session", api.sign_out, methods=["DELETE"]),
         Route("/api/tools/{tool}", api.call_tool, methods=["POST"]),
     ])
-    return UiGuard(router, security, settings.max_request_bytes)
+    return [Route("/ui", UiGuard(_to_index, security, settings.max_request_bytes)),
+            Mount("/ui", app=UiGuard(router, security, settings.max_request_bytes))]

@@ -205,6 +205,9 @@ async def test_security_headers_on_the_page_its_files_and_the_api(tmp_path: Path
     settings = page_settings(tmp_path)
     tokens(settings).create("user", [ALICE])
     async with page(settings) as client:
+        bare = await client.get("/ui")
+        assert bare.status_code == 308 and bare.headers["location"] == "/ui/"
+        assert_security_headers(bare, api=False)
         index = await client.get("/ui/")
         assert index.status_code == 200 and index.headers["content-type"].startswith("text/html")
         assert_security_headers(index, api=False)
@@ -246,7 +249,7 @@ async def test_host_origin_and_size_guards(tmp_path: Path) -> None:
 async def test_the_page_is_gone_when_turned_off(tmp_path: Path) -> None:
     settings = page_settings(tmp_path, ui="off")
     async with page(settings) as client:
-        for path in ["/ui/", "/ui/static/app.js", "/ui/api/session"]:
+        for path in ["/ui", "/ui/", "/ui/static/app.js", "/ui/api/session"]:
             assert (await client.get(path)).status_code == 404
         assert (await client.post("/ui/api/session", json={})).status_code == 404
         assert (await client.get("/healthz")).status_code == 200  # the rest of the app still serves
