@@ -25,7 +25,9 @@ from tests.e2e.tokens import create_token, token_env
 from tests.support import playlist, track
 from tests.ui.browser import launch, new_page, screenshot, settled, sign_in
 
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+# One server and one browser per module and worker: the group keeps the module on one worker when
+# the suite runs with --dist loadgroup (under plain "load" it still works, with one world per worker).
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module"), pytest.mark.xdist_group("ui-browser")]
 
 KEPT, NEVER, OTHER, HOSTILE_USER = 1, 9, 2, 3  # NEVER: a user nobody ever writes for
 HOSTILE = '<img src=x onerror="window.__xss=1">'
@@ -82,8 +84,12 @@ async def choose_user(page, user_id: int) -> None:
 
 
 async def show(page, where: str) -> None:
-    await page.get_by_test_id(f"nav-{where}").click()
+    from playwright.async_api import expect
+
+    link = page.get_by_test_id(f"nav-{where}")
+    await link.click()
     await page.wait_for_url(f"**/ui/#/{where}")
+    await expect(link).to_have_attribute("aria-current", "page")  # the route ran (and marked <main> busy)
     await settled(page)
 
 
@@ -193,12 +199,15 @@ async def test_a_state_change_replayed_without_its_csrf_token_is_refused(world: 
     await expect(page.get_by_test_id("status-enabled")).to_have_text("on")
 
     # The same request with its token goes through: the refusals above were for the missing token.
-    accepted = await page.request.post(url, data=request.post_data,
-                                       headers={"Content-Type": "application/json", "X-CSRF-Token": csrf})
-    assert accepted.status == 200 and (await accepted.json())["success"] is True
-    async with world.mcp() as call:
-        assert (await call.ok("memory_status", {"user_id": KEPT}))["enabled"] is False
-        await call.ok("memory_set_enabled", {"user_id": KEPT, "enabled": True})
+    try:
+        accepted = await page.request.post(url, data=request.post_data,
+                                           headers={"Content-Type": "application/json", "X-CSRF-Token": csrf})
+        assert accepted.status == 200 and (await accepted.json())["success"] is True
+        async with world.mcp() as call:
+            assert (await call.ok("memory_status", {"user_id": KEPT}))["enabled"] is False
+    finally:
+        async with world.mcp() as call:  # on again for the other tests, however this one ended
+            await call.ok("memory_set_enabled", {"user_id": KEPT, "enabled": True})
     assert errors.unexpected() == [], errors.messages
 
 

@@ -145,6 +145,7 @@ export async function failed(error) {
 
 async function start(body) {
   session = body;
+  busy(true);
   header.hidden = false;
   try {
     await chooseUsers();
