@@ -13,6 +13,7 @@ own cookie jar), reused by that module's tests.
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -25,7 +26,9 @@ INSTALL_STATUS_ENV = "TM_CHROMIUM_INSTALL_STATUS"  # a file .ci/run writes "0" (
 INSTALL_WAIT = 6 * 60.0  # seconds a test waits for a background install to finish
 ACTION_TIMEOUT_MS = 10_000  # a page that takes longer than this to show something has failed
 VIEWPORT = {"width": 1100, "height": 760}
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "ui"
+# Every run takes the screenshots; only TM_UI_SCREENSHOTS=docs/ui writes them over the README's
+# pictures (they show today's date, so an ordinary run would leave the tree modified).
+SCREENSHOTS = Path(os.environ.get("TM_UI_SCREENSHOTS") or Path(tempfile.gettempdir()) / "taste-memory-ui")
 
 
 def chromium_executable(wait: float = INSTALL_WAIT) -> Path:
@@ -104,8 +107,9 @@ async def sign_in(page, token: str) -> None:
 
 
 async def screenshot(page, name: str) -> Path:
-    """A small PNG of the viewport into docs/ui/ (the page's pictures for the README)."""
+    """A small PNG of the viewport (into docs/ui/ with TM_UI_SCREENSHOTS=docs/ui: the README's pictures)."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
     await page.screenshot(path=str(path), full_page=False)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 2_000, path  # a picture, not blank
     return path
