@@ -30,6 +30,7 @@ from tests.ui.browser import launch, new_page, screenshot, settled, sign_in
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module"), pytest.mark.xdist_group("ui-browser")]
 
 KEPT, NEVER, OTHER, HOSTILE_USER = 1, 9, 2, 3  # NEVER: a user nobody ever writes for
+PAGES, EXPORTED, GONE = 4, 5, 6  # the profile/memories pages, the export, delete everything
 HOSTILE = '<img src=x onerror="window.__xss=1">'
 
 
@@ -37,7 +38,7 @@ HOSTILE = '<img src=x onerror="window.__xss=1">'
 class World:
     server: ServerProcess
     browser: Any
-    tokens: dict[str, str]  # "main" covers KEPT, HOSTILE_USER and NEVER; "other" covers OTHER only
+    tokens: dict[str, str]  # "main" covers every user but OTHER; "other" covers OTHER only
     pages: dict[str, Any] = field(default_factory=dict)
 
     def mcp(self, token: str = "main"):
@@ -61,7 +62,8 @@ async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World
 
     def make_tokens() -> dict[str, str]:
         # One file, so one after the other; the server re-reads it, so it may start meanwhile.
-        return {"main": create_token(token_file, KEPT, HOSTILE_USER, NEVER, label="page tests")[0],
+        return {"main": create_token(token_file, KEPT, HOSTILE_USER, NEVER, PAGES, EXPORTED, GONE,
+                                     label="page tests")[0],
                 "other": create_token(token_file, OTHER)[0]}
 
     serving = running_server(settings, workdir, transport="sse", extra_env=token_env(token_file))
@@ -286,4 +288,165 @@ async def test_a_second_users_token_sees_none_of_the_first_users_data(world: Wor
     envelope = await asked.json()
     assert envelope["success"] is False and envelope["error"]["code"] == "FORBIDDEN", envelope
     assert "Secret Garden" not in json.dumps(envelope)
+    assert errors.unexpected() == [], errors.messages
+
+
+# --- profile, memories, export/import/delete (issue 16, second slice) ------------------------------
+
+
+async def confirm_in_dialog(page, button, *, accept: bool = True) -> None:
+    """Press a destructive button, then the page's own confirmation dialog's confirm (or cancel)."""
+    from playwright.async_api import expect
+
+    await button.click()
+    dialog = page.get_by_test_id("confirm-dialog")
+    await expect(dialog).to_be_visible()
+    await dialog.get_by_test_id("confirm" if accept else "cancel").click()
+    await expect(dialog).to_have_count(0)
+
+
+async def download_export(page) -> tuple[Any, dict[str, Any]]:
+    """Press the export page's download button; (the download, the parsed file)."""
+    async with page.expect_download() as started:
+        await page.get_by_test_id("export-download").click()
+    download = await started.value
+    assert download.suggested_filename.endswith(".json"), download.suggested_filename
+    return download, json.loads(Path(await download.path()).read_text())
+
+
+def _without_as_of(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if k != "as_of"}  # the moment the export was made
+
+
+async def test_the_profile_page_shows_a_fields_reason_and_evidence_and_forgetting_it_empties_it(world: World) -> None:
+    from playwright.async_api import expect
+
+    reason = "User said: rainy days call for bossa nova"
+    async with world.mcp() as call:
+        await call.ok("memory_append_preference_event", {"user_id": PAGES, "type": "like", "source": "user",
+                                                          "payload": {"raw_text": "I love rainy day bossa nova"}})
+        await call.ok("memory_update_profile", {"user_id": PAGES, "reason": reason, "source": "user",
+                                                "patch": {"likes": ["bossa nova"], "rules": {"max_tracks_per_artist": 2}}})
+    page, errors = await world.page("main")
+    await choose_user(page, PAGES)
+    await show(page, "profile")
+    field = page.locator('[data-testid="profile-field"][data-path="/likes/0"]')
+    await expect(field.get_by_test_id("field-value")).to_have_text("bossa nova")
+    await expect(field.get_by_test_id("set-by-reason")).to_have_text(reason)
+    await expect(field.get_by_test_id("set-by-item")).to_contain_text("user")
+    await expect(field.get_by_test_id("evidence-item")).to_contain_text("like")
+    await field.get_by_test_id("explain").click()  # memory_explain: the events' raw text
+    await expect(field.get_by_test_id("evidence-text")).to_have_text("I love rainy day bossa nova")
+    await screenshot(page, "profile")
+
+    await confirm_in_dialog(page, field.get_by_test_id("forget"), accept=False)  # cancel: nothing happens
+    await expect(field).to_have_count(1)
+    await confirm_in_dialog(page, field.get_by_test_id("forget"))
+    await expect(field).to_have_count(0)
+    await expect(page.locator('[data-testid="profile-field"][data-path="/rules/max_tracks_per_artist"]')).to_have_count(1)
+    async with world.mcp() as call:
+        profile = (await call.ok("memory_get_profile", {"user_id": PAGES}))["profile"]
+    assert "bossa nova" not in json.dumps(profile) and profile["rules"] == {"max_tracks_per_artist": 2}, profile
+    assert errors.unexpected() == [], errors.messages
+
+
+async def test_the_memories_page_filters_and_forgets_a_memory_for_mcp_too(world: World) -> None:
+    from playwright.async_api import expect
+
+    async with world.mcp() as call:
+        kept = (await call.ok("memory_add", {"user_id": PAGES, "type": "event", "entities": ["Caetano Veloso"],
+                                             "summary": "Going to see Caetano Veloso live in June", "importance": 7}))
+        gone = (await call.ok("memory_add", {"user_id": PAGES, "type": "insight", "entities": ["Astrud Gilberto"],
+                                             "summary": "Loves breathy 1960s bossa nova vocals", "importance": 8}))
+        plays = (await call.ok("memory_status", {"user_id": PAGES}))["counts"]["play_buckets"]
+    page, errors = await world.page("main")
+    await choose_user(page, PAGES)
+    await show(page, "memories")
+    rows = page.get_by_test_id("memory-row")
+    await expect(rows).to_have_count(2)
+    row = page.locator(f'[data-testid="memory-row"][data-memory-id="{gone["memory_id"]}"]')
+    await expect(row.get_by_test_id("memory-entities")).to_have_text("Astrud Gilberto")
+    await expect(row.get_by_test_id("memory-importance")).to_have_text("8")
+    await expect(row.get_by_test_id("memory-days-ago")).to_have_text("0")
+    await expect(page.get_by_test_id("plays-count")).to_have_text(str(plays))
+    await screenshot(page, "memories")
+
+    await page.get_by_test_id("filter-type").select_option("event")  # memory_query's type filter
+    await page.get_by_test_id("filter-apply").click()
+    await expect(rows).to_have_count(1)
+    await expect(rows).to_have_attribute("data-memory-id", kept["memory_id"])
+    await page.get_by_test_id("filter-type").select_option("")
+    await page.get_by_test_id("filter-importance").fill("8")
+    await page.get_by_test_id("filter-apply").click()
+    await expect(rows).to_have_count(1)
+    await expect(rows).to_have_attribute("data-memory-id", gone["memory_id"])
+
+    await confirm_in_dialog(page, row.get_by_test_id("forget"))
+    await expect(row).to_have_count(0)
+    async with world.mcp() as call:
+        left = (await call.ok("memory_query", {"user_id": PAGES, "limit": 50}))["memories"]
+    assert [m["memory_id"] for m in left] == [kept["memory_id"]], left
+    assert errors.unexpected() == [], errors.messages
+
+
+async def test_the_downloaded_export_is_what_the_export_tool_gives_over_mcp(world: World) -> None:
+    async with world.mcp() as call:
+        await call.ok("memory_update_profile", {"user_id": EXPORTED, "patch": {"likes": ["tropicália"]}, "reason": "said so"})
+        await call.ok("memory_log_playlist_create", {"user_id": EXPORTED, "playlist_id": playlist(51),
+                                                     "name": "Export Me", "track_ids": [track(1), track(2)]})
+        await call.ok("memory_add", {"user_id": EXPORTED, "type": "insight", "entities": ["Os Mutantes"],
+                                     "summary": "Likes psychedelic Brazilian rock", "importance": 6})
+    page, errors = await world.page("main")
+    await choose_user(page, EXPORTED)
+    await show(page, "export")
+    await screenshot(page, "export")
+    _, document = await download_export(page)
+    async with world.mcp() as call:
+        tool = await call.ok("memory_export_user_data", {"user_id": EXPORTED})
+    assert tool["data"]["continuation"]["next_cursor"] is None  # one part: the file is the CLI's one document
+    assert document["user_id"] == EXPORTED and set(document) == {"user_id", "exported_at", "data"}, list(document)
+    assert _without_as_of(document["data"]) == _without_as_of(tool["data"])
+    assert "Export Me" in json.dumps(document["data"]["playlists"]) and len(document["data"]["memories"]) == 1
+    assert errors.unexpected() == [], errors.messages
+
+
+async def test_delete_everything_needs_the_typed_id_then_empties_the_user_and_the_file_imports_back(
+        world: World, tmp_path: Path) -> None:
+    from playwright.async_api import expect
+
+    async with world.mcp() as call:
+        await call.ok("memory_update_profile", {"user_id": GONE, "patch": {"likes": ["samba"]}, "reason": "said so"})
+        await call.ok("memory_log_playlist_create", {"user_id": GONE, "playlist_id": playlist(61),
+                                                     "name": "Delete Me", "track_ids": [track(3)]})
+        before = await call.ok("memory_status", {"user_id": GONE})
+        profile = await call.ok("memory_get_profile", {"user_id": GONE})
+    page, errors = await world.page("main")
+    await choose_user(page, GONE)
+    await show(page, "export")
+    download, _ = await download_export(page)
+    saved = tmp_path / "export.json"
+    await download.save_as(saved)
+
+    typed, delete = page.get_by_test_id("delete-confirm-input"), page.get_by_test_id("delete-everything")
+    await expect(delete).to_be_disabled()
+    await typed.fill(str(PAGES))  # another user's id does not unlock it
+    await expect(delete).to_be_disabled()
+    await typed.fill(str(GONE))
+    await expect(delete).to_be_enabled()
+    await delete.click()
+    await page.wait_for_url("**/ui/#/overview")
+    await settled(page)
+    for kind in ("playlists", "memories", "preference_events", "plays"):
+        await expect(page.get_by_test_id(f"count-{kind}")).to_have_text("0")
+    async with world.mcp() as call:
+        emptied = await call.ok("memory_status", {"user_id": GONE})
+    assert all(n == 0 for n in emptied["counts"].values()), emptied
+
+    await show(page, "export")  # the file just downloaded goes back in
+    await page.get_by_test_id("import-file").set_input_files(saved)
+    await confirm_in_dialog(page, page.get_by_test_id("import-start"))
+    await expect(page.get_by_test_id("import-note")).to_contain_text("Imported")
+    async with world.mcp() as call:
+        assert (await call.ok("memory_status", {"user_id": GONE}))["counts"] == before["counts"]
+        assert (await call.ok("memory_get_profile", {"user_id": GONE}))["profile"] == profile["profile"]
     assert errors.unexpected() == [], errors.messages

@@ -1,4 +1,5 @@
 // The one way the page reaches the service: the session endpoints and POST /ui/api/tools/<tool>.
+import { parseExact } from "./json.js";
 
 const BASE = "/ui/api";
 let csrf = null;
@@ -12,7 +13,7 @@ export class ApiError extends Error {
   }
 }
 
-async function request(method, path, body, { needsCsrf = false } = {}) {
+async function request(method, path, body, { needsCsrf = false, exact = false } = {}) {
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (needsCsrf && csrf) headers["X-CSRF-Token"] = csrf;
@@ -26,7 +27,7 @@ async function request(method, path, body, { needsCsrf = false } = {}) {
   if (response.status === 204) return null;
   let data = null;
   try {
-    data = await response.json();
+    data = exact ? parseExact(await response.text()) : await response.json();
   } catch {
     data = null;
   }
@@ -60,9 +61,10 @@ export async function signOut() {
   }
 }
 
-/** Call a tool; resolves to the envelope's result, throws ApiError for an envelope error or HTTP error. */
-export async function callTool(tool, args) {
-  const envelope = await request("POST", `/tools/${encodeURIComponent(tool)}`, args, { needsCsrf: true });
+/** Call a tool; resolves to the envelope's result, throws ApiError for an envelope error or HTTP error.
+ * exact: integers past 2^53 stay exact (json.js), for data sent back as it came (export). */
+export async function callTool(tool, args, { exact = false } = {}) {
+  const envelope = await request("POST", `/tools/${encodeURIComponent(tool)}`, args, { needsCsrf: true, exact });
   if (!envelope || envelope.success !== true) {
     const error = (envelope && envelope.error) || {};
     throw new ApiError(error.code || "ERROR", error.message || `${tool} failed`, 200, error.details);

@@ -3,8 +3,12 @@ import { callTool, getSession, signIn, signOut } from "./api.js";
 import { clearError, h, replace, showError } from "./dom.js";
 import { renderOverview } from "./overview.js";
 import { renderPlaylists } from "./playlists.js";
+import { renderProfile } from "./profile.js";
+import { renderMemories } from "./memories.js";
+import { renderExport } from "./export.js";
 
 const ROUTES = { "#/overview": renderOverview, "#/playlists": renderPlaylists };
+Object.assign(ROUTES, { "#/profile": renderProfile, "#/memories": renderMemories, "#/export": renderExport });
 const DEFAULT_ROUTE = "#/overview";
 const USER_KEY = "taste-memory.user_id";
 

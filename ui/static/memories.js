@@ -1,0 +1,92 @@
+// Memories and plays: memory_query with filters, forget one memory; the plays count (no tool lists plays).
+import { callTool } from "./api.js";
+import { confirmed } from "./confirm.js";
+import { clearError, h, replace, showError, when } from "./dom.js";
+import { memoryOff } from "./profile.js";
+
+const TYPES = ["recommendation", "insight", "event", "feedback", "discussion"];
+const LIMIT = 50; // memory_query's most
+
+export async function renderMemories(view) {
+  const status = await callTool("memory_status", { user_id: view.userId });
+  if (!view.current()) return;
+  if (!status.enabled) {
+    memoryOff(view, "Memories and plays");
+    return;
+  }
+  const type = h("select", { "data-testid": "filter-type", "aria-label": "Type" },
+    h("option", { value: "" }, "any type"), TYPES.map((t) => h("option", { value: t }, t)));
+  const entity = h("input", { type: "text", "data-testid": "filter-entity", "aria-label": "Entity",
+    placeholder: "artist, album, track…", maxlength: 200 });
+  const importance = h("input", { type: "number", min: 1, max: 10, "data-testid": "filter-importance",
+    "aria-label": "Importance at least", placeholder: "1–10", class: "narrow" });
+  const since = h("input", { type: "number", min: 1, max: 36500, "data-testid": "filter-since",
+    "aria-label": "Within the last days", placeholder: "days", class: "narrow" });
+  const apply = h("button", { type: "submit", class: "primary", "data-testid": "filter-apply" }, "Show");
+  const body = h("tbody", { "data-testid": "memory-rows" });
+  const empty = h("p", { class: "muted", "data-testid": "memories-empty", hidden: true }, "No memory matches.");
+  const table = h("table", { "data-testid": "memories" },
+    h("thead", {}, h("tr", {}, h("th", {}, "Type"), h("th", {}, "About"), h("th", {}, "Summary"),
+      h("th", { class: "num" }, "Importance"), h("th", { class: "num" }, "Days ago"), h("th", {}))), body);
+
+  const load = async () => {
+    const args = { user_id: view.userId, limit: LIMIT };
+    if (type.value) args.type = type.value;
+    if (entity.value.trim()) args.entity = entity.value.trim();
+    if (importance.value) args.importance_min = Number(importance.value);
+    if (since.value) args.since_days = Number(since.value);
+    const found = await callTool("memory_query", args);
+    if (!view.current()) return;
+    replace(body, found.memories.map((m) => row(view, m)));
+    empty.hidden = found.memories.length > 0;
+    table.hidden = found.memories.length === 0;
+  };
+  const form = h("form", { class: "row filters", "data-testid": "memory-filters" },
+    h("label", {}, "Type ", type), h("label", {}, "About ", entity),
+    h("label", {}, "Importance ≥ ", importance), h("label", {}, "Last ", since, " days"), apply);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    clearError();
+    apply.disabled = true;
+    view.busy(true);
+    try {
+      await load();
+    } catch (error) {
+      showError(error);
+    } finally {
+      apply.disabled = false;
+      if (view.current()) view.busy(false);
+    }
+  });
+  await load();
+  if (!view.current()) return;
+  replace(view.main,
+    h("h1", {}, "Memories and plays"),
+    h("section", { class: "card" }, h("h2", {}, "Memories"), form, table, empty,
+      h("p", { class: "muted small" }, `At most ${LIMIT} are shown, best matches first: narrow the filters to find others.`)),
+    h("section", { class: "card" }, h("h2", {}, "Plays"),
+      h("p", {}, "Listening history is kept by day: ",
+        h("strong", { "data-testid": "plays-count" }, String(status.counts.play_buckets)), " day(s) with plays stored."),
+      h("p", { class: "muted small" },
+        "No tool lists single plays; they are in the export, and a play is forgotten by artist, track and time.")));
+}
+
+function row(view, memory) {
+  const forget = h("button", { type: "button", class: "danger small", "data-testid": "forget" }, "Forget");
+  const tr = h("tr", { "data-testid": "memory-row", "data-memory-id": memory.memory_id },
+    h("td", {}, h("span", { class: "kind" }, memory.type)),
+    h("td", { "data-testid": "memory-entities" }, memory.entities.join(", ")),
+    h("td", { "data-testid": "memory-summary" }, memory.summary,
+      h("div", { class: "muted small" }, h("time", { datetime: memory.timestamp, title: memory.timestamp }, when(memory.timestamp)),
+        memory.seen_count > 1 ? ` · said ${memory.seen_count} times` : "")),
+    h("td", { class: "num", "data-testid": "memory-importance" }, String(memory.importance)),
+    h("td", { class: "num", "data-testid": "memory-days-ago" }, String(memory.days_ago)),
+    h("td", {}, forget));
+  forget.addEventListener("click", () => confirmed(forget, "Forget this memory?",
+    `“${memory.summary}” is removed for good, with its aging record. This cannot be undone.`, "Forget", async () => {
+      clearError();
+      await callTool("memory_forget", { user_id: view.userId, kind: "memory", id: memory.memory_id, confirm: true });
+      tr.remove();
+    }, showError));
+  return tr;
+}
