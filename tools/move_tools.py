@@ -1,4 +1,4 @@
-"""Ledger moves: undo (and redo), resync, fork and diff of a logged playlist."""
+"""Ledger moves: undo (and redo), resync, fork, diff and timeline of a logged playlist."""
 
 from __future__ import annotations
 
@@ -26,6 +26,10 @@ async def fork_playlist(service: MemoryService, a: dict[str, Any], caller: Princ
 async def diff_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.moves.diff(a["user_id"], a["playlist_id"], parse_iso(a["from_time"]),
                                     time_argument(a, "to_time"))
+
+
+async def get_playlist_timeline(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
+    return await service.moves.timeline(a["user_id"], a["playlist_id"], a.get("max_points", 500))
 
 
 MOVE_SPECS: list[ToolSpec] = [
@@ -68,5 +72,15 @@ MOVE_SPECS: list[ToolSpec] = [
         "Exact counts are in counts; long lists are cut to keep the answer small (truncated=true). A from_time "
         "before the playlist existed compares against an empty playlist (existed_at_from_time=false)." + ENVELOPE,
         diff_playlist, read_only=True, destructive=False, idempotent=True, access=Access.READ,
+    ),
+    ToolSpec(
+        "memory.get_playlist_timeline", "Track count of a playlist over time (memory.get_playlist_timeline)",
+        "How a logged playlist grew and shrank over its whole life: the track count after every event, "
+        "replayed from the ledger, in at most max_points (default 500) time bins, oldest first. Each point has "
+        "its time range (from, to), seq range, the track count's min, max and end value, and how many events "
+        "of each type it holds (the creation is seq 0, type CREATE or FORK). Use it for 'when did that playlist "
+        "get so long' or to pick a moment, then memory_reconstruct_playlist(at_time) for the tracks then and "
+        "memory_diff_playlist between two moments." + ENVELOPE,
+        get_playlist_timeline, read_only=True, destructive=False, idempotent=True, access=Access.READ,
     ),
 ]

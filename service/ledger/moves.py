@@ -1,4 +1,4 @@
-"""Ledger moves the service can name: undo (and redo), resync, fork and diff of a logged playlist.
+"""Ledger moves the service can name: undo (and redo), resync, fork, diff and timeline of a logged playlist.
 
 Each writing move is one event through ``LedgerWriter.append``, planned against the playlist as it
 stands at the attempt, so it shares the writer's commit point, idempotency and crash safety.
@@ -16,6 +16,7 @@ from service.ledger.edits import edit_script
 from service.ledger.history import buckets_of, events_of, state_after_seq
 from service.ledger.reader import LedgerReader
 from service.ledger.state import PlaylistState, meta_patch
+from service.ledger.timeline import playlist_timeline
 from service.ledger.undo import choose_target
 from service.ledger.writer import LedgerWriter
 from service.search import SearchEngine
@@ -130,6 +131,11 @@ class LedgerMoves:
                                    from_time if existed else None, until)
         return diff_answer(playlist_id, from_time, until, before, after, existed, buckets,
                            self._settings.result_budget_bytes)
+
+    async def timeline(self, user_id: int, playlist_id: str, max_points: int) -> dict[str, Any]:
+        """Track count over the playlist's whole history, in at most ``max_points`` time bins."""
+        head = await self._reader.head(user_id, playlist_id, {"bucket_index": 1})
+        return await playlist_timeline(self._db, {**head, "user_id": user_id, "playlist_id": playlist_id}, max_points)
 
     async def _search_after(self, user_id: int, playlist_id: str, result: dict[str, Any],
                             event: dict[str, Any]) -> None:

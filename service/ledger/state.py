@@ -134,3 +134,32 @@ def entering_tracks(event_type: str, payload: dict[str, Any]) -> list[str]:
 def meta_patch(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
     """The ``meta`` of a scripted event: fields whose value differs (None: the field goes)."""
     return {k: after.get(k) for k in META_FIELDS if before.get(k) != after.get(k)}
+
+
+def apply_event_to_counts(counts: dict[str, int], event_type: str, payload: dict[str, Any]) -> int:
+    """The track-count projection of ``apply_event``: update ``counts`` (track ID → occurrences in
+    the playlist) in place for one stored event and return the change in length.
+
+    Exact for every stored event (REMOVE_TRACKS drops every occurrence, REORDER and UPDATE_META keep
+    the length, RESYNC and UNDO apply their edit script), at the cost of the event's payload rather
+    than the playlist's length: the timeline replays 10,000 events of a 5,000-track playlist with it.
+    The property tests check it against ``apply_event`` on random histories."""
+    if event_type == "ADD_TRACKS":
+        for track in payload["track_ids"]:
+            counts[track] = counts.get(track, 0) + 1
+        return len(payload["track_ids"])
+    if event_type == "REMOVE_TRACKS":
+        return -sum(counts.pop(track, 0) for track in set(payload["track_ids"]))
+    if event_type in SCRIPTED_TYPES:
+        for _, track in payload["removed"]:
+            left = counts[track] - 1
+            if left:
+                counts[track] = left
+            else:
+                del counts[track]
+        for _, track in payload["added"]:
+            counts[track] = counts.get(track, 0) + 1
+        return len(payload["added"]) - len(payload["removed"])
+    if event_type in ("REORDER", "UPDATE_META"):
+        return 0
+    raise InvalidArgument(f"unknown mutation type {event_type!r}", {"field": "type"})

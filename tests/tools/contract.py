@@ -66,6 +66,8 @@ TOOLS = [
     "memory.explain",
     "memory.forget",
     "memory.inspect",
+    # Issue 16: the timeline picture of the memory page.
+    "memory.get_playlist_timeline",
 ]
 
 

@@ -174,6 +174,7 @@ BASELINES: dict[str, dict[str, Any]] = {
                              "at_time": LATER},
     "memory.diff_playlist": {"user_id": 1, "playlist_id": EXISTING, "from_time": "2020-01-01T00:00:00Z",
                              "to_time": LATER},
+    "memory.get_playlist_timeline": {"user_id": 1, "playlist_id": EXISTING, "max_points": 100},
     "memory.rotation_report": {"user_id": 1, "days": 30, "limit": 50},
     "memory.feedback_summary": {"user_id": 1, "limit": 20},
     "memory.add": {"user_id": 1, "type": "recommendation", "entities": ["Polka Band", "Polka Time"],

@@ -45,6 +45,7 @@ DESCRIBED_ARRAYS = {
     "memory.confirm_track": ["track/artists"],
     "memory.check_playlist": ["violations", "unverified", "unknown_tracks", "rules/avoid_artists",
                               "rules/avoid_tracks", "rules/avoid_genres"],
+    "memory.get_playlist_timeline": ["points"],
     "memory.rotation_report": ["new", "staples"],
     "memory.feedback_summary": ["groups"],
     "memory.add": ["memory/entities"],
@@ -206,6 +207,10 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         "events": [{k: v for k, v in _event(i).items() if k != "payload"} | {"seq": i, "detail": {}}
                    for i in range(rows)],
         "counts": {"added": rows, "removed": rows, "moved": rows, "events": rows}, "truncated": False},
+    "memory.get_playlist_timeline": lambda rows: {
+        "user_id": 1, "playlist_id": playlist(1), "events_total": rows, "track_count": rows,
+        "points": [{"from": ISO, "to": ISO, "seq_from": i, "seq_to": i, "track_count_min": i, "track_count_max": i,
+                    "track_count_end": i, "types": {"ADD_TRACKS": 1}} for i in range(rows)]},
     "memory.rotation_report": lambda rows: {
         "as_of": ISO, "days": 30, "window_start": ISO, "truncated": False,
         "totals": {"playlists": 3, "tracks_in_rotation": 2 * rows, "new": rows, "staples": rows, "other": 0},

@@ -6,9 +6,16 @@ import { renderPlaylists } from "./playlists.js";
 import { renderProfile } from "./profile.js";
 import { renderMemories } from "./memories.js";
 import { renderExport } from "./export.js";
+import { renderPlaylist } from "./playlist.js";
 
 const ROUTES = { "#/overview": renderOverview, "#/playlists": renderPlaylists };
 Object.assign(ROUTES, { "#/profile": renderProfile, "#/memories": renderMemories, "#/export": renderExport });
+// Routes with a parameter: "#/playlists/<id>" → one playlist's page (its nav entry: Playlists).
+const PARAM_ROUTES = [{ prefix: "#/playlists/", render: renderPlaylist, nav: "#/playlists" }];
+function paramRoute(hash) {
+  const found = PARAM_ROUTES.find((r) => hash.startsWith(r.prefix) && hash.length > r.prefix.length);
+  return found ? { ...found, param: decodeURIComponent(hash.slice(found.prefix.length)) } : null;
+}
 const DEFAULT_ROUTE = "#/overview";
 const USER_KEY = "taste-memory.user_id";
 
@@ -103,13 +110,15 @@ function pickUser(id, ids, broad) {
 
 async function route() {
   if (!session) return;
-  const hash = ROUTES[location.hash] ? location.hash : DEFAULT_ROUTE;
+  const withParam = paramRoute(location.hash);
+  const hash = withParam || ROUTES[location.hash] ? location.hash : DEFAULT_ROUTE;
+  const navHash = withParam ? withParam.nav : hash;
   if (hash !== location.hash) {
     history.replaceState(null, "", hash);
   }
   for (const link of header.querySelectorAll("nav a")) {
-    link.classList.toggle("active", link.getAttribute("href") === hash);
-    if (link.getAttribute("href") === hash) link.setAttribute("aria-current", "page");
+    link.classList.toggle("active", link.getAttribute("href") === navHash);
+    if (link.getAttribute("href") === navHash) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
   const mine = ++renderCount;
@@ -119,6 +128,7 @@ async function route() {
     current: () => mine === renderCount,
     busy,
     rerender: route,
+    param: withParam ? withParam.param : null,
   };
   clearError();
   busy(true);
@@ -126,7 +136,7 @@ async function route() {
     if (userId === null) {
       replace(main, h("p", { class: "muted" }, "No user has stored memory yet: type a user id above."));
     } else {
-      await ROUTES[hash](view);
+      await (withParam ? withParam.render : ROUTES[hash])(view);
     }
   } catch (error) {
     if (view.current()) await failed(error);

@@ -52,7 +52,8 @@ export async function renderPlaylists(view) {
 function row(item) {
   const count = item.track_count === undefined ? "—" : String(item.track_count);
   return h("tr", { "data-testid": "playlist-row", "data-playlist-id": item.playlist_id },
-    h("td", {}, h("span", { class: "name", "data-testid": "playlist-name" }, item.name),
+    h("td", {}, h("a", { class: "name", "data-testid": "playlist-name",
+      href: `#/playlists/${encodeURIComponent(item.playlist_id)}` }, item.name),
       item.intent_tags.length ? h("span", { class: "muted" }, ` · ${item.intent_tags.join(", ")}`) : null),
     h("td", { class: "num", "data-testid": "playlist-track-count" }, count),
     h("td", {}, h("time", { datetime: item.updated_at, title: item.updated_at }, when(item.updated_at))));
