@@ -65,9 +65,10 @@ async def timed(call: Callable[[int], Awaitable[Any]], n: int, warmup: int,
 
 
 async def concurrent(callers: list[Call], make: Callable[[int, int], tuple[str, dict[str, Any]]],
-                     calls: int) -> tuple[float, list[float], list[str]]:
-    """Every session makes one warm-up call, then ``calls`` calls; returns (successful calls/s,
-    latencies, errors). A failed call under load is counted and reported, not fatal."""
+                     calls: int, warmup: int = 1) -> tuple[float, list[float], list[str]]:
+    """Every session makes ``warmup`` untimed calls together (i = -1, -2, ...), then ``calls`` calls;
+    returns (successful calls/s, latencies, errors). A failed call under load is counted and
+    reported, not fatal."""
     errors: list[str] = []
 
     async def attempt(s: int, i: int, call: Call) -> bool:
@@ -78,7 +79,8 @@ async def concurrent(callers: list[Call], make: Callable[[int, int], tuple[str, 
             errors.append(f"{type(exc).__name__}: {str(exc)[:300]}")
             return False
 
-    await asyncio.gather(*(attempt(s, -1, c) for s, c in enumerate(callers)))
+    for w in range(warmup):
+        await asyncio.gather(*(attempt(s, -1 - w, c) for s, c in enumerate(callers)))
     errors.clear()
     latencies: list[float] = []
 

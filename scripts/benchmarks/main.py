@@ -59,11 +59,13 @@ async def main_async(options: argparse.Namespace, script: str) -> int:
         quiet_logging(work / "in-process.log")
         ctx = Run(report, plan, work, StoreCache(work, plan))
         report.load.append(f"start {os.getloadavg()[0]:.2f}")
-        for key in selected:
-            section_start = time.perf_counter()
-            await SECTIONS[key](ctx)
-            report.load.append(f"{key} {os.getloadavg()[0]:.2f}")
-            print(f"  [{key}: {time.perf_counter() - section_start:.1f} s, load {os.getloadavg()[0]:.2f}]", flush=True)
+        with ctx.kept:  # servers shared between sections, stopped however the run ends
+            for key in selected:
+                section_start = time.perf_counter()
+                await SECTIONS[key](ctx)
+                report.load.append(f"{key} {os.getloadavg()[0]:.2f}")
+                print(f"  [{key}: {time.perf_counter() - section_start:.1f} s, load {os.getloadavg()[0]:.2f}]",
+                      flush=True)
     seconds = time.perf_counter() - begin
     report.targets = judge(report, plan)
     print("\n== Targets")

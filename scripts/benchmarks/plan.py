@@ -23,6 +23,7 @@ class Plan:
     warmup: int
     iters: int  # sequential calls per tool and transport
     conc_calls: int  # calls per session in the concurrent runs
+    conc_warmup: int  # untimed calls per session before them (the quick run only checks the rows are made)
     user: UserSize
     scale_users: tuple[int, ...]
     scale_iters: int
@@ -33,7 +34,9 @@ class Plan:
     search_iters: int
     peer_sizes: tuple[int, ...]
     peer_iters: int
+    peer_npx: bool  # start each reference server with `npx -y` (else its command, found by the probe's npx run)
     durability_iters: int
+    share_floor: bool  # one floor SSE server for the floor and tools sections (else a fresh one for each)
     budget: float | None  # seconds one slow measurement may take (at least 10 calls)
     list_users_iters: int
     small_users: int  # the "1,000 small users" store (profile, 2 events, 1 small playlist each)
@@ -48,25 +51,26 @@ class Plan:
 
 
 FULL = Plan(
-    name="full", warmup=10, iters=100, conc_calls=5,
+    name="full", warmup=10, iters=100, conc_calls=5, conc_warmup=1,
     user=UserSize(events=200, playlists=25, tracks=60, mutations=20),
     scale_users=(1, 10, 50), scale_iters=25,
     ledger=((50, 100), (500, 1_000), (5_000, 10_000)), ledger_samples=100, ledger_mcp_mutations=200,
     search_sizes=(1_000, 10_000, 50_000), search_iters=60,
-    peer_sizes=(1_000, 10_000), peer_iters=60,
-    durability_iters=150, budget=30.0,
+    peer_sizes=(1_000, 10_000), peer_iters=60, peer_npx=True,
+    durability_iters=150, share_floor=False, budget=30.0,
     list_users_iters=100, small_users=1_000, startup_calls=10,
     load_sessions=32, load_seconds=60.0, load_think_s=1.0, load_saturated_seconds=30.0, load_timeout=30.0,
     load_max_calls=20_000, load_readers=8,
 )
 QUICK = Plan(
-    name="quick", warmup=2, iters=10, conc_calls=1,
+    name="quick", warmup=2, iters=10, conc_calls=1, conc_warmup=0,
     user=UserSize(events=30, playlists=4, tracks=30, mutations=5),
     scale_users=(1, 10, 50), scale_iters=5,
     ledger=((50, 100), (500, 500), (5_000, 300)), ledger_samples=20, ledger_mcp_mutations=20,
     search_sizes=(300, 1_000, 3_000), search_iters=12,
     peer_sizes=(1_000, 2_000), peer_iters=8,  # 1k is the target's size; 10k would cost CI half a minute
-    durability_iters=30, budget=None,
+    peer_npx=False,  # npx resolves the package again at every start: a second or more each in CI
+    durability_iters=30, share_floor=True, budget=None,
     list_users_iters=10, small_users=1_000, startup_calls=10,
     load_sessions=32, load_seconds=5.0, load_think_s=1.0, load_saturated_seconds=4.0, load_timeout=30.0,
     load_max_calls=1_000, load_readers=8,

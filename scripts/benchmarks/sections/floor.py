@@ -13,7 +13,7 @@ from bench_floor_server import floor_server
 from ..calling import client_caller, timed
 from ..constants import ROOT
 from ..context import Run
-from ..processes import child_env, floor_sse, sse_callers, stdio_caller
+from ..processes import child_env, sse_callers, stdio_caller
 from ..report import ms, pct, rate
 
 
@@ -36,6 +36,6 @@ async def run(ctx: Run) -> None:
                                    env=child_env(), cwd=str(work))
     async with stdio_caller(params, work / "floor-stdio.log") as (call, _):
         add("floor stdio", "floor.stdio", await timed(lambda i: call("ping", {}), n, plan.warmup))
-    with floor_sse(work) as url:
+    with ctx.floor_sse() as url:
         async with sse_callers(url, 1) as (call,):
             add("floor SSE", "floor.sse", await timed(lambda i: call("ping", {}), n, plan.warmup))

@@ -3,6 +3,7 @@ same data, same run (issue 9: search faster per call at 1k and at 10k items)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import random
@@ -19,7 +20,7 @@ from service.memory import MemoryService
 from service.settings import Settings
 
 from ..calling import BenchError, timed
-from ..constants import PEER_PACKAGE, SIZE_NAMES, T0
+from ..constants import PEER_BIN, PEER_PACKAGE, SIZE_NAMES, T0
 from ..context import Run
 from ..data import QUERIES, preference_text
 from ..loader import Loader, _raw
@@ -28,23 +29,27 @@ from ..processes import child_env, stdio_caller
 from ..report import ms, pct, ratio
 
 
-def peer_available(work: Path) -> str | None:
-    """None when the reference server starts, else why not (offline CI has no npm registry)."""
+def peer_available(work: Path) -> tuple[str | None, str | None]:
+    """(None, the package's command) when the reference server starts, else (why not, None): offline
+    CI has no npm registry. npx installs the package if need be, prints where its command is, then
+    runs it as `npx -y PEER_PACKAGE` would."""
     npx = shutil.which("npx")
     if npx is None:
-        return "npx is not installed"
+        return "npx is not installed", None
     try:
-        done = subprocess.run([npx, "-y", PEER_PACKAGE], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=180, cwd=work, env={**os.environ, "MEMORY_FILE_PATH": str(work / "probe.jsonl")})
+        done = subprocess.run([npx, "-y", "-p", PEER_PACKAGE, "-c", f"command -v {PEER_BIN} && exec {PEER_BIN}"],
+                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180, cwd=work,
+                              env={**os.environ, "MEMORY_FILE_PATH": str(work / "probe.jsonl")})
     except subprocess.TimeoutExpired:
-        return f"`npx -y {PEER_PACKAGE}` did not start within 180 s"
+        return f"`npx -y {PEER_PACKAGE}` did not start within 180 s", None
     if "running on stdio" not in done.stderr:
         lines = [line.strip() for line in (done.stderr + done.stdout).splitlines()
                  if line.strip() and "npm warn" not in line and "complete log" not in line]
         telling = [line for line in lines if "code" in line or "ENOTCACHED" in line or "ENOTFOUND" in line]
         detail = " ".join((telling or lines or ["no output"])[:2])[:200]
-        return f"`npx -y {PEER_PACKAGE}` failed (exit {done.returncode}): {detail}"
-    return None
+        return f"`npx -y {PEER_PACKAGE}` failed (exit {done.returncode}): {detail}", None
+    command = next((line.strip() for line in done.stdout.splitlines() if line.strip().endswith(PEER_BIN)), None)
+    return None, command
 
 
 async def load_both(work: Path, name: str, items: int) -> tuple[Path, Path]:
@@ -67,13 +72,16 @@ async def load_both(work: Path, name: str, items: int) -> tuple[Path, Path]:
     return store, memory_file
 
 
-async def measure(ctx: Run, items: int, store: Path, memory_file: Path) -> tuple[dict[tuple[str, str], list[float]],
-                                                                                 dict[str, list[int]]]:
+async def measure(ctx: Run, items: int, store: Path, memory_file: Path,
+                  command: str | None = None) -> tuple[dict[tuple[str, str], list[float]], dict[str, list[int]]]:
+    """``command``: the package's own command, run instead of `npx -y` (quick run; same server,
+    the same stdio pipes to it, without npx resolving the package again)."""
     plan, work = ctx.plan, ctx.work
     ours_params = StdioServerParameters(
         command=sys.executable, args=["-m", "service.cli", "serve", "--transport", "stdio", "--data-dir", str(store)],
         env=child_env(), cwd=str(work))
-    ref_params = StdioServerParameters(command=shutil.which("npx") or "npx", args=["-y", PEER_PACKAGE],
+    ref_command, ref_args = (command, []) if command else (shutil.which("npx") or "npx", ["-y", PEER_PACKAGE])
+    ref_params = StdioServerParameters(command=ref_command, args=ref_args,
                                        env={**os.environ, "MEMORY_FILE_PATH": str(memory_file)}, cwd=str(work))
     samples: dict[tuple[str, str], list[float]] = {}
     hits: dict[str, list[int]] = {"ours": [], "ref": []}
@@ -120,7 +128,12 @@ async def run(ctx: Run) -> None:
         f"same queries. Up to {plan.peer_iters} calls {warm(plan)}. Anchor (2 cores, issue #5): "
         "reference store 2.05 ms at 1k, 25.7 ms at 10k; search 1.83 ms at 1k, 13.6 ms at 10k.",
     )
-    reason = peer_available(work)
+    # The probe (an npx run, a few seconds) runs while this process loads the first stores: neither is timed.
+    probe = asyncio.create_task(asyncio.to_thread(peer_available, work))
+    try:
+        first = await load_both(work, SIZE_NAMES[0], plan.peer_sizes[0])
+    finally:
+        reason, command = await probe
     if reason is not None:
         for name, items in zip(SIZE_NAMES, plan.peer_sizes):
             for op in ("store", "search"):
@@ -129,8 +142,8 @@ async def run(ctx: Run) -> None:
         report.values["peer.unavailable"] = 1
         return
     for name, items in zip(SIZE_NAMES, plan.peer_sizes):
-        store, memory_file = await load_both(work, name, items)
-        samples, hits = await measure(ctx, items, store, memory_file)
+        store, memory_file = first if name == SIZE_NAMES[0] else await load_both(work, name, items)
+        samples, hits = await measure(ctx, items, store, memory_file, None if plan.peer_npx else command)
         for op in ("store", "search"):
             ours, ref = samples["ours", op], samples["ref", op]
             report.values[f"peer.{op}.{name}.ratio"] = pct(ours, 50) / pct(ref, 50)

@@ -13,7 +13,7 @@ from bench_floor_server import floor_server
 from ..calling import client_caller, concurrent, paired
 from ..context import Run
 from ..loader import build_store
-from ..processes import floor_sse, in_process, service_sse, sse_callers
+from ..processes import in_process, service_sse, sse_callers
 from ..report import loaded, ms, pct, rate, ratio
 from ..workload import TOOLS, Workload
 
@@ -37,9 +37,10 @@ async def run(ctx: Run) -> None:
         f"Store: 1 user ({plan.user.describe()}; built in {seconds:.1f} s), plus the writer user the write "
         "tools write to; `memory_delete_user_data` deletes small users (profile, 2 events, 1 playlist) made "
         "untimed just before. "
-        f"Sequential: {plan.warmup} warm-up + {plan.iters} calls. Concurrent: N SSE sessions, one warm-up "
-        f"then {plan.conc_calls} calls each; calls/s = all calls / wall time. \"floor\" = the trivial tool's SSE "
-        "p50, measured interleaved with this tool's calls (one `ping` on its own server after each call).",
+        f"Sequential: {plan.warmup} warm-up + {plan.iters} calls. Concurrent: N SSE sessions, "
+        f"{plan.conc_warmup} warm-up then {plan.conc_calls} calls each; calls/s = all calls / wall time. "
+        "\"floor\" = the trivial tool's SSE p50, measured interleaved with this tool's calls (one `ping` on its "
+        "own server after each call).",
     )
     workload = Workload(plan.user)
     inproc: dict[str, list[float]] = {}
@@ -57,7 +58,7 @@ async def run(ctx: Run) -> None:
     sse: dict[str, list[float]] = {}
     floor_out: dict[str, list[float]] = {}
     conc: dict[int, dict[str, tuple[float, list[float], list[str]]]] = {8: {}, 32: {}}
-    with service_sse(store, work) as url, floor_sse(work) as floor_url:
+    with service_sse(store, work) as url, ctx.floor_sse() as floor_url:
         async with sse_callers(url, 1) as (call,), sse_callers(floor_url, 1) as (ping,):
             for tool in TOOLS:
                 await workload.prepare(call, tool, plan.warmup + plan.iters)
@@ -66,9 +67,9 @@ async def run(ctx: Run) -> None:
         for sessions in (8, 32):
             async with sse_callers(url, sessions) as callers:
                 for tool in TOOLS:
-                    await workload.prepare(callers[0], tool, sessions * (plan.conc_calls + 1))
-                    conc[sessions][tool] = await concurrent(
-                        callers, lambda s, i, t=tool: (t, workload.args(t, s, i)), plan.conc_calls)
+                    await workload.prepare(callers[0], tool, sessions * (plan.conc_calls + plan.conc_warmup))
+                    conc[sessions][tool] = await concurrent(callers, lambda s, i, t=tool: (t, workload.args(t, s, i)),
+                                                            plan.conc_calls, plan.conc_warmup)
     for tool in TOOLS:
         a, b, floor = inproc[tool], sse[tool], pct(floor_out[tool], 50)
         report.values[f"tool.{tool}.sse.p50"] = pct(b, 50)
