@@ -16,6 +16,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from service.audit.origin import UI_PRINCIPAL_PREFIX
 from service.auth import Principal, TokenStore
 from service.auth.policy import OPEN
 
@@ -37,7 +38,7 @@ def ui_principal(token_id: str, base: Principal) -> Principal:
     """The principal of a page call: the token's rights under the name ``ui:<token id>``, so the
     audit trail tells page actions from an agent's calls (authorization reads role and user ids,
     never the name)."""
-    return replace(base, name=f"ui:{token_id}")
+    return replace(base, name=f"{UI_PRINCIPAL_PREFIX}{token_id}")
 
 
 class SessionStore:

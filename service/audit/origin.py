@@ -44,6 +44,24 @@ def acting_as(origin: CallOrigin) -> Iterator[CallOrigin]:
         _current.reset(token)
 
 
+UI_PRINCIPAL_PREFIX = "ui:"  # the memory page's calls run as ``ui:<token id>`` (``ui:open``)
+SOURCES = ("mcp", "ui", "cli", "internal")
+
+
+def source_of(principal: str | None, tool: str | None) -> str:
+    """Where a change came from, as the audit listing says it: the memory page (``ui``), the
+    command line (``cli``), the service's own work (``internal``: start-up recovery, aging) or an
+    MCP client (``mcp``). Derived from the stamp every record and entry already carries, so older
+    entries and those the MongoDB watcher writes say it too."""
+    if principal is not None and principal.startswith(UI_PRINCIPAL_PREFIX):
+        return "ui"
+    if tool is not None and tool.startswith("cli."):
+        return "cli"
+    if tool in (None, "internal", "aging"):
+        return "internal"
+    return "mcp"
+
+
 def written_by() -> dict[str, Any]:
     """The stamp stored on every record a write creates."""
     origin = _current.get()

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from service.audit.entries import TOMBSTONE, entry_from_change, tombstone
+from service.audit.origin import source_of
 from service.errors import InvalidArgument
 from service.storage.collection import DuplicateDocument, OnChange, TrackedCollection
 from service.timeutil import as_utc, format_iso, parse_iso
@@ -94,4 +95,5 @@ async def list_entries(
     entries = [{"entry_id": e["_id"], **{k: e.get(k) for k in ENTRY_FIELDS}} for e in page]
     for entry in entries:
         entry["time"] = as_utc(entry["time"])
+        entry["source"] = source_of(entry["principal"], entry["tool"])
     return {"entries": entries, "next_cursor": _encode_cursor(page[-1]) if len(found) > limit else None}

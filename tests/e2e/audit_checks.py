@@ -26,5 +26,6 @@ def assert_logged_and_audited(made: list[str], logged: list[dict[str, Any]], tra
             assert entries, f"no audit entry for {line['tool']}"
             assert {(e["tool"], e["principal"], e["user_id"]) for e in entries} == {(line["tool"], token_id, user_id)}
             assert {e["via"] for e in entries} <= audit_vias(settings)
+            assert {e["source"] for e in entries} == {"mcp"}  # an agent's call, not the page's
         else:
             assert not entries, f"{line['tool']} wrote: {entries}"

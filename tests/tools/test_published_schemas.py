@@ -176,7 +176,7 @@ ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
     "ops.audit": lambda rows: {"entries": [
         {"entry_id": f"entry{i}", "time": ISO, "collection": "playlists", "operation": "update", "user_id": 1,
          "playlist_id": playlist(1), "document_key": playlist(1), "tool": "memory.log_playlist_mutation",
-         "request_id": f"req{i}", "principal": "local", "via": "write_path"} for i in range(rows)],
+         "request_id": f"req{i}", "principal": "local", "via": "write_path", "source": "mcp"} for i in range(rows)],
         "next_cursor": None},
     "memory.undo_last_mutation": lambda rows: {**_scripted(rows), "undid": {
         "event_id": str(uuid.UUID(int=2)), "type": "ADD_TRACKS", "redo": False}},

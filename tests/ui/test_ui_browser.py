@@ -27,7 +27,7 @@ from tests.ui.browser import launch, new_page, screenshot, settled, sign_in
 
 # One server and one browser per module and worker: the group keeps the module on one worker when
 # the suite runs with --dist loadgroup (under plain "load" it still works, with one world per worker).
-pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module"), pytest.mark.xdist_group("ui-browser")]
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
 KEPT, NEVER, OTHER, HOSTILE_USER = 1, 9, 2, 3  # NEVER: a user nobody ever writes for
 PAGES, EXPORTED, GONE = 4, 5, 6  # the profile/memories pages, the export, delete everything

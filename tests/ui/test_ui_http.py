@@ -146,6 +146,7 @@ async def test_csrf_is_required_and_a_refused_call_changes_nothing(tmp_path: Pat
             entries = (await ok(ops, "ops_audit", {"user_id": ALICE}, ops_csrf))["entries"]
         assert entries, "the page's write left no audit entry"
         assert {entry["principal"] for entry in entries} == {f"ui:{record.token_id}"}
+        assert {entry["source"] for entry in entries} == {"ui"}
         assert {entry["tool"] for entry in entries} == {"memory.log_playlist_create"}
 
 
@@ -265,6 +266,7 @@ async def test_open_mode_signs_in_without_a_token_on_loopback(tmp_path: Path) ->
         await ok(client, "memory_log_playlist_create", create_call(ALICE), csrf)
         entries = (await ok(client, "ops_audit", {"user_id": ALICE}, csrf))["entries"]
         assert {entry["principal"] for entry in entries} == {"ui:open"}
+        assert {entry["source"] for entry in entries} == {"ui"}
         # Creating a token closes open mode: the open session ends with it.
         tokens(settings).create("user", [ALICE])
         assert (await call(client, "memory_get_playlists", {"user_id": ALICE}, csrf)).status_code == 401
