@@ -24,6 +24,7 @@ COPY pyproject.toml README.md ./
 COPY models ./models
 COPY service ./service
 COPY tools ./tools
+COPY ui ./ui
 RUN pip install . && rm -rf /tmp/taste-memory
 
 # Run as an unprivileged user. It owns the embedded store's directory (used when no MongoDB URI

@@ -16,7 +16,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from models.schema_files import seed_profile
-from service.app import ServiceHolder, background_work, build_app, running_service
+from service.running import ServiceHolder, background_work, running_service
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.auth import TokenStore
 from service.errors import DataDirectoryLocked, MemoryServiceError
@@ -106,6 +106,8 @@ def serve(
         )
         raise typer.Exit(2)
     import uvicorn
+
+    from service.app import build_app  # the HTTP host and the MCP stack: only ``serve`` needs them
 
     starlette_app, _, _ = build_app(settings)
     uvicorn.run(starlette_app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(),
