@@ -115,18 +115,25 @@ async def _step(call: Caller, model: RefLedger, kind: str, value: Any, at_ms: in
     assert await _now(call) == list(model.current.tracks), (kind, value)
 
 
+async def replayed(call: Any, drawn: dict[str, Any]) -> RefLedger:
+    """The drawn playlist created and every drawn step made through the tools (a step of -1 ms:
+    a moment before the last logged change, which every move must refuse), with the reference
+    model of what the ledger must then hold."""
+    model = RefLedger.created(RefState(tuple(drawn["tracks"]), {"name": "Drive", "intent_tags": []}), START_MS)
+    await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": PLAYLIST, "name": "Drive",
+                                                  "track_ids": drawn["tracks"], "created_at": ms_to_iso(START_MS)})
+    for (kind, value), step_ms in drawn["steps"]:
+        await _step(call, model, kind, value, model.times[-1] + step_ms)
+    return model
+
+
 @hsettings(max_examples=40, deadline=None,
            suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(drawn=scenario, probes=st.data())
 async def test_moves_match_the_reference_model(settings_factory: Any, drawn: dict[str, Any], probes: Any) -> None:
     settings = settings_factory(**CONFIGS[drawn["config"]])
-    model = RefLedger.created(RefState(tuple(drawn["tracks"]), {"name": "Drive", "intent_tags": []}), START_MS)
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": PLAYLIST, "name": "Drive",
-                                                      "track_ids": drawn["tracks"], "created_at": ms_to_iso(START_MS)})
-        for (kind, value), step_ms in drawn["steps"]:
-            # -1: a moment before the last logged change, which every move must refuse.
-            await _step(call, model, kind, value, model.times[-1] + step_ms)
+        model = await replayed(call, drawn)
 
         # Reconstruction at every moment of the history and just before it.
         moments = sorted({t + d for t in model.times for d in (-1, 0)})

@@ -23,9 +23,8 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from service.ledger.edits import edit_script
 from service.ledger.state import apply_event_to_counts
 from service.ledger.timeline import Moment, downsample
-from tests.service.ledger_model import RefState, iso_to_ms, ms_to_iso
-from tests.service.moves_model import RefLedger
-from tests.service.test_ledger_moves_properties import CONFIGS, PLAYLIST, START_MS, USER, _step, scenario
+from tests.service.ledger_model import iso_to_ms
+from tests.service.test_ledger_moves_properties import CONFIGS, PLAYLIST, USER, replayed, scenario
 from tests.support import connected, playlist, track
 from tests.tools.contract import assert_valid_success
 
@@ -103,12 +102,8 @@ def test_downsampling_keeps_every_event_once_and_the_counts_bounded(drawn: list[
 async def test_timeline_matches_the_reference_model_at_every_seq(settings_factory: Any, drawn: dict[str, Any],
                                                                   max_points: int) -> None:
     settings = settings_factory(**CONFIGS[drawn["config"]])
-    model = RefLedger.created(RefState(tuple(drawn["tracks"]), {"name": "Drive", "intent_tags": []}), START_MS)
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": PLAYLIST, "name": "Drive",
-                                                      "track_ids": drawn["tracks"], "created_at": ms_to_iso(START_MS)})
-        for (kind, value), step_ms in drawn["steps"]:
-            await _step(call, model, kind, value, model.times[-1] + step_ms)
+        model = await replayed(call, drawn)
         arguments = {"user_id": USER, "playlist_id": PLAYLIST, "max_points": 2000}
         full = assert_valid_success("memory.get_playlist_timeline", await call(TOOL, arguments))
         assert full["events_total"] == len(model.states)
