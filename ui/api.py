@@ -19,7 +19,8 @@ from mcp_types import CallToolResult
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from service.auth import Principal
+from service.auth import Principal, RateLimiter
+from service.errors import RateLimited
 from tools.registry import ToolCall
 from ui.security import COOKIE, CSRF_HEADER, BodyTooLarge, cleared_cookie, error_response, parse_json, session_cookie
 from ui.sessions import OPEN_TOKEN_ID, SessionStore, UiSession
@@ -55,13 +56,19 @@ async def _json_body(request: Request) -> Any:
 
 
 UNAUTHORIZED = "sign in first: no live session (it expired, was signed out, or its token was revoked)"
+# Sign-in attempts per client address: guessing a 256-bit token is hopeless anyway, but an open
+# endpoint that checks the token file on every request should not be free to hammer.
+SIGN_IN_PER_MINUTE = 30
+SIGN_IN_BURST = 10
 
 
 class UiApi:
-    def __init__(self, sessions: SessionStore, calls: dict[str, ToolCall], secure_cookie: bool) -> None:
+    def __init__(self, sessions: SessionStore, calls: dict[str, ToolCall], secure_cookie: bool,
+                 sign_in_limiter: RateLimiter | None = None) -> None:
         self.sessions = sessions
         self.calls = calls
         self.secure_cookie = secure_cookie
+        self.sign_in_limiter = sign_in_limiter or RateLimiter(SIGN_IN_PER_MINUTE, SIGN_IN_BURST)
 
     def _live(self, request: Request) -> tuple[UiSession, Principal] | None:
         return self.sessions.lookup(request.cookies.get(COOKIE))
@@ -79,6 +86,13 @@ class UiApi:
         return JSONResponse(_session_body(*live, open_mode))
 
     async def sign_in(self, request: Request) -> Response:
+        address = request.client.host if request.client is not None else "-"
+        try:
+            self.sign_in_limiter.check(f"ui-sign-in:{address}")
+        except RateLimited as exc:
+            retry = exc.details["retry_after_s"]
+            return error_response(429, "RATE_LIMITED", "too many sign-in attempts from this address",
+                                  headers={"Retry-After": str(max(1, round(retry)))}, details={"retry_after_s": retry})
         try:
             body = await _json_body(request)
         except BodyTooLarge:

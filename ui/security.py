@@ -29,8 +29,12 @@ SECURITY_HEADERS = {
 }
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status, headers=headers)
+def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
+                   details: dict[str, object] | None = None) -> JSONResponse:
+    error: dict[str, object] = {"code": code, "message": message}
+    if details is not None:
+        error["details"] = details
+    return JSONResponse({"error": error}, status_code=status, headers=headers)
 
 
 def session_cookie(session_id: str, max_age: int, secure: bool) -> str:

@@ -333,3 +333,17 @@ def test_sessions_end_when_idle_or_old(tmp_path: Path) -> None:
     now[0] += 540  # 63 minutes after sign-in
     assert sessions.lookup(busy.session_id) is None
     assert len(sessions) == 0
+
+
+async def test_sign_in_attempts_are_rate_limited_per_address(tmp_path: Path) -> None:
+    settings = page_settings(tmp_path)
+    token, _ = tokens(settings).create("user", [ALICE])
+    async with page(settings) as client:
+        wrong = [await sign_in(client, "tm_" + "x" * 40) for _ in range(10)]  # the burst: each one checked
+        assert {answer.status_code for answer in wrong} == {401}
+        limited = await sign_in(client, token)  # the right token, but this address has spent its burst
+        assert limited.status_code == 429, limited.text
+        error = limited.json()["error"]
+        assert error["code"] == "RATE_LIMITED" and error["details"]["retry_after_s"] > 0
+        assert int(limited.headers["retry-after"]) >= 1 and "set-cookie" not in limited.headers
+        assert (await client.get("/ui/api/session")).json()["signed_in"] is False
