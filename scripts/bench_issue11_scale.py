@@ -1,7 +1,8 @@
 #!/usr/bin/env python
-"""Issues 11 and 12's tools at 1 and 50 users in one store: a cost that grows with other users' data
-is a bug. Every user gets the same data (a profile, 20 preference events, 100 typed memories,
-500 plays over a year); user 1 is measured through the in-process MCP client, p50 / p95 in ms.
+"""Issues 11, 12, 14 and 16's tools at 1 and 50 users in one store: a cost that grows with other
+users' data is a bug. Every user gets the same data (a profile, 20 preference events, 100 typed
+memories, 500 plays over a year, a playlist of 50 tracks changed 30 times); user 1 is measured
+through the in-process MCP client (search by meaning on, the default), p50 / p95 in ms.
 
     python scripts/bench_issue11_scale.py [--users 1,50] [--repeat 40]
 """
@@ -48,6 +49,15 @@ async def seed(call: Caller, user: int) -> str:
             "entities": [rng.choice(ARTISTS), f"Album {n}"], "summary": f"Memory {n} about arrangements and mood",
             "importance": rng.randint(1, 10), "timestamp": ago(rng.uniform(0, 90)), "skip_dedup": True})
         rec = added["memory_id"] if added["memory"]["type"] == "recommendation" else rec
+    playlist = f"playlist{user:018d}"
+    await call.ok("memory_log_playlist_create", {"user_id": user, "playlist_id": playlist, "name": "Night drive",
+                                                 "track_ids": [f"track{user:06d}{i:010d}" for i in range(50)],
+                                                 "created_at": ago(200)})
+    for n in range(30):
+        kind = "ADD_TRACKS" if n % 2 == 0 else "REMOVE_TRACKS"
+        await call.ok("memory_log_playlist_mutation", {
+            "user_id": user, "playlist_id": playlist, "type": kind, "timestamp": ago(199 - n),
+            "payload": {"track_ids": [f"track{user:06d}{(50 + n if kind == 'ADD_TRACKS' else n):010d}"]}})
     await call.ok("memory_log_plays", {"user_id": user, "plays": [
         {"artist": rng.choice(ARTISTS), "track": f"Song {n % 60}", "album": f"Album {n % 100}",
          "played_at": ago(rng.uniform(0, 365))} for n in range(500)]})
@@ -74,6 +84,9 @@ async def measure(users: int, repeat: int) -> dict[str, tuple[float, float]]:
                 "memory_status": lambda: {"user_id": 1},
                 "memory_explain": lambda: {"user_id": 1, "path": "/likes/artists/0"},
                 "memory_inspect": lambda: {"user_id": 1},
+                "memory_search (words)": lambda: {"user_id": 1, "query": "arrangements"},
+                "memory_search (meaning)": lambda: {"user_id": 1, "query": "songs for a late car ride"},
+                "memory_get_playlist_timeline": lambda: {"user_id": 1, "playlist_id": f"playlist{1:018d}"},
             }
             found: dict[str, tuple[float, float]] = {}
             for label, arguments in calls.items():
