@@ -21,6 +21,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # Install the package (only what `pip install .` needs), then drop the source.
 WORKDIR /tmp/taste-memory
 COPY pyproject.toml README.md ./
+COPY host ./host
 COPY models ./models
 COPY service ./service
 COPY tools ./tools

@@ -81,7 +81,7 @@ class PreferenceEventDocument(Document):
     recorded_ns: int
     written_by: WrittenBy | None = None  # the call that recorded it
     imported_by: WrittenBy | None = None  # the import that wrote it into this store, if any
-    # Derived (service/supersession.py): on a like/dislike, the id of the newer one of its subject.
+    # Derived (service/profiles/supersession.py): on a like/dislike, the id of the newer one of its subject.
     superseded_by: str | None = None
 
     class Settings:

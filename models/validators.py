@@ -29,7 +29,7 @@ VALIDATORS: dict[str, dict[str, Any]] = {
             "source": {"enum": ["user", "assistant", "inferred"]},
             "payload": {"bsonType": "object"},
             "timestamp": _DATE,
-            # Derived (service/supersession.py): the id of the newer like/dislike of the same subject.
+            # Derived (service/profiles/supersession.py): the id of the newer like/dislike of the same subject.
             "superseded_by": {"bsonType": "string"},
         },
     },

@@ -34,12 +34,12 @@ from benchmarks.constants import HOST  # noqa: E402
 from benchmarks.processes import answers_ready, free_port, http_server  # noqa: E402
 from benchmarks.report import pct  # noqa: E402
 from service.audit.origin import CallOrigin, acting_as, new_request_id  # noqa: E402
-from service.auth import TokenStore  # noqa: E402
-from service.memory import MemoryService  # noqa: E402
+from service.auth.tokens import TokenStore  # noqa: E402
+from service.facade import MemoryService  # noqa: E402
 from service.settings import Settings  # noqa: E402
-from service.audit import record_audit_on_write_path  # noqa: E402
-from service.storage import open_database  # noqa: E402
-from service.storage.embedded import _mock_collection  # noqa: E402
+from service.audit.write_path import record_audit_on_write_path  # noqa: E402
+from service.storage.database import open_database  # noqa: E402
+from service.storage.embedded.engine import _mock_collection  # noqa: E402
 from service.timeutil import utc_now  # noqa: E402
 
 USER = 1
@@ -52,7 +52,7 @@ def track(n: int) -> str:
 
 def serve(data_dir: Path, work: Path) -> Any:
     port = free_port()
-    args = [sys.executable, "-m", "service.cli", "serve", "--host", HOST, "--port", str(port),
+    args = [sys.executable, "-m", "host.cli", "serve", "--host", HOST, "--port", str(port),
             "--data-dir", str(data_dir)]
     # The limiter stays on (its check is part of the cost) but far above this sequential client.
     limits = {"MEMORY_RATE_LIMIT_PER_MINUTE": "1000000", "MEMORY_RATE_LIMIT_BURST": "1000"}

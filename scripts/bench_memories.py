@@ -35,7 +35,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE)]
 from benchmarks.constants import ROOT  # noqa: E402
 from benchmarks.document import NOTES_MARKER, code_version, machine  # noqa: E402
 from benchmarks.report import ms, pct  # noqa: E402
-from service.loop_lag import watching_loop_lag  # noqa: E402
+from host.loop_lag import watching_loop_lag  # noqa: E402
 from service.settings import Settings  # noqa: E402
 from tests.support import connected  # noqa: E402
 

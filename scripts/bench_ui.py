@@ -32,7 +32,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.app import build_app  # noqa: E402
+from host.app import build_app  # noqa: E402
 from service.settings import Settings  # noqa: E402
 
 USER = 1

@@ -12,7 +12,7 @@ import sys
 from mcp.client.client import Client
 from mcp.client.sse import sse_client
 
-from tools import TOOL_SPECS
+from tools.specs.catalog import TOOL_SPECS
 
 
 async def main(url: str) -> int:

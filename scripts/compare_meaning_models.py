@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from service.search import engine  # noqa: E402
-from service.search.analysis import STOP_WORDS, ParsedQuery, stem, words  # noqa: E402
+from service.text.analysis import STOP_WORDS, ParsedQuery, stem, words  # noqa: E402
 from service.search.semantic import model, query  # noqa: E402
 from service.search.semantic.query import Meaning  # noqa: E402
 from service.settings import Settings  # noqa: E402

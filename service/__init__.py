@@ -1,1 +1,1 @@
-"""Behaviour of the taste memory: storage, ledger, profiles, search, export, app assembly, CLI."""
+"""The domain: what Taste Memory remembers and how, grouped by concern; no MCP, no HTTP."""

@@ -11,7 +11,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-TOOLSET_NAMES = ("core", "ledger", "tracks", "memories", "control", "ops")  # tools/catalog.py TOOLSETS
+TOOLSET_NAMES = ("core", "ledger", "tracks", "memories", "control", "ops")  # tools/specs/catalog.py TOOLSETS
 
 
 def _split(value: object) -> object:

@@ -12,10 +12,10 @@ from typing import Any
 
 from mcp.client.client import Client
 
-from service.app import ServiceHolder, running_service
-from service.memory import MemoryService
+from host.app import ServiceHolder, running_service
+from service.facade import MemoryService
 from service.settings import Settings
-from tools import create_mcp_server
+from tools.server import create_mcp_server
 
 
 class EnvelopeCaller:

@@ -1,6 +1,6 @@
 """The memory page's JSON API: the session (sign in, recover, sign out) and one way to call tools.
 
-A tool call from the page runs the MCP tools' own call path (``tools.registry.tool_calls``) with
+A tool call from the page runs the MCP tools' own call path (``tools.server.tool_calls``) with
 the session's principal, so validation, authorization, the user's switches, the audit stamp,
 metrics, the log line and subscriptions are the ones an agent's call gets, and the answer is the
 envelope an MCP client reads in ``structuredContent``. The page's context object carries no MCP
@@ -19,9 +19,10 @@ from mcp_types import CallToolResult
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from service.auth import Principal, RateLimiter
+from service.auth.policy import Principal
+from service.auth.ratelimit import RateLimiter
 from service.errors import RateLimited
-from tools.registry import ToolCall
+from tools.server import ToolCall
 from ui.security import COOKIE, CSRF_HEADER, BodyTooLarge, cleared_cookie, error_response, parse_json, session_cookie
 from ui.sessions import OPEN_TOKEN_ID, SessionStore, UiSession
 
@@ -31,7 +32,7 @@ log = logging.getLogger("taste_memory.ui")
 @dataclass(frozen=True)
 class UiCallContext:
     """What a page call hands the call path instead of the SDK's context: the verified principal.
-    It has no ``request_context``, so ``tools.confirmation.can_ask`` answers no."""
+    It has no ``request_context``, so ``tools.calls.confirmation.can_ask`` answers no."""
 
     principal: Principal
 

@@ -1,6 +1,6 @@
 """The ``/ui`` application: the page's files and its API, behind ``UiGuard``.
 
-``service/app.py`` mounts it on the HTTP transports when ``MEMORY_UI=on``. The files ship inside
+``host/app.py`` mounts it on the HTTP transports when ``MEMORY_UI=on``. The files ship inside
 the package (``ui/static``), so ``pip install`` is all the page needs; only names present there
 are served, never a path built from the request.
 """
@@ -19,9 +19,9 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
-from service.auth import TokenStore
+from service.auth.tokens import TokenStore
 from service.settings import Settings
-from tools.registry import ToolCall
+from tools.server import ToolCall
 from ui.api import UiApi
 from ui.security import UiGuard, error_response
 from ui.sessions import SessionStore

@@ -17,7 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from service.audit.origin import UI_PRINCIPAL_PREFIX
-from service.auth import Principal, TokenStore
+from service.auth.policy import Principal
+from service.auth.tokens import TokenStore
 from service.auth.policy import OPEN
 
 IDLE_SECONDS = 30 * 60

@@ -11,8 +11,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from service.app import ServiceHolder, running_service
-from service.memory import MemoryService
+from host.app import ServiceHolder, running_service
+from service.facade import MemoryService
 from service.settings import Settings
 
 from .constants import ROOT, T0

@@ -35,7 +35,7 @@ server binds 127.0.0.1 on a free port and is stopped on the way out, however the
 def quiet_logging(path: Path) -> None:
     """The in-process service logs as in production (one JSON line per call, INFO) but into a file,
     so the table stays readable; the client side's per-request INFO lines (httpx) are dropped."""
-    from service.logging_setup import configure_logging
+    from host.logging_setup import configure_logging
 
     configure_logging("INFO")
     handler = logging.getLogger().handlers[0]

@@ -20,10 +20,10 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
-from service.app import ServiceHolder, running_service
-from service.memory import MemoryService
+from host.app import ServiceHolder, running_service
+from service.facade import MemoryService
 from service.settings import Settings
-from tools import create_mcp_server
+from tools.server import create_mcp_server
 
 from .calling import BenchError, Call, client_caller
 from .constants import CALL_TIMEOUT, HOST, ROOT
@@ -46,7 +46,7 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def serve_args(data_dir: Path, port: int) -> list[str]:
     """``memory-service serve`` over SSE (the default transport), as an operator starts it."""
-    return [sys.executable, "-m", "service.cli", "serve", "--transport", "sse", "--host", HOST,
+    return [sys.executable, "-m", "host.cli", "serve", "--transport", "sse", "--host", HOST,
             "--port", str(port), "--data-dir", str(data_dir)]
 
 

@@ -29,12 +29,13 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
-from service import user_stats
-from service.memory import MemoryService
-from service.search.semantic import UserMeaning, shared_model
+from service.users import stats as user_stats
+from service.facade import MemoryService
+from service.search.semantic.user import UserMeaning
+from service.search.semantic.model import shared_model
 from service.settings import Settings
-from service.storage import open_database
-from service.storage.embedded import _mock_collection
+from service.storage.database import open_database
+from service.storage.embedded.engine import _mock_collection
 from tests.search.corpus import MAIN_USER, build_corpus
 from tests.search.evaluate import evaluate
 from tests.search.paraphrases import PARAPHRASES

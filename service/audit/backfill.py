@@ -14,7 +14,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.audit.entries import TOMBSTONE, make_entry
-from service.storage import Database, DuplicateDocument, TrackedCollection
+from service.storage.database import Database
+from service.storage.collection import DuplicateDocument, TrackedCollection
 from service.timeutil import as_utc
 
 log = logging.getLogger("taste_memory.audit")

@@ -31,7 +31,7 @@ from service.storage.collection import TrackedCollection
 from service.timeutil import utc_now
 
 if TYPE_CHECKING:
-    from service.storage import Database
+    from service.storage.database import Database
 
 log = logging.getLogger("taste_memory")
 

@@ -27,7 +27,8 @@ from pymongo.errors import OperationFailure, PyMongoError
 from service.audit.backfill import recover
 from service.audit.entries import AUDITED, AUDITED_OPERATIONS, TOMBSTONE, entry_from_change
 from service.errors import StorageUnavailable
-from service.storage import Database, DuplicateDocument
+from service.storage.database import Database
+from service.storage.collection import DuplicateDocument
 from service.timeutil import as_utc, format_iso, utc_now
 
 log = logging.getLogger("taste_memory.audit")

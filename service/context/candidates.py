@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
-from service.choices import Standing
+from service.profiles.choices import Standing
 from service.context.quoting import quote, quote_value
-from service.search.analysis import terms
+from service.profiles.opinions import SUBJECT_FIELDS
+from service.text.analysis import terms
 from service.timeutil import as_utc
 
 SECTIONS = ("prefer", "avoid", "rules", "playlists", "followups")
@@ -37,7 +38,6 @@ IMPORTANCE = {
 }
 CHOICE_OPPONENTS = 3  # opponents named on a choice line (newest first), the rest counted
 CHOICE_AVOID_LOSSES = 2  # passed over at least this often, never chosen: listed in Avoid
-SUBJECT_FIELDS = ("artist", "track_id", "album", "genre", "subject")
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Candidate:
     position: int  # order within its source (a profile list's order), the last tiebreak
     words: frozenset[str]
     fuzzy: bool = False
-    wins: int = 0  # pairwise wins: more ranks first among equal importance (service.choices)
+    wins: int = 0  # pairwise wins: more ranks first among equal importance (service.profiles.choices)
 
 
 def day(moment: datetime) -> str:
@@ -106,7 +106,7 @@ def _times(n: int, word: str) -> str:
 
 
 def choice_item(section: str, standing: Standing, position: int) -> Candidate:
-    """A subject's pairwise standing (``service.choices.Standing``): in Prefer, what it beat,
+    """A subject's pairwise standing (``service.profiles.choices.Standing``): in Prefer, what it beat,
     ``- chose artist "Nightwish" over "Epica", "Delain" (3 wins, 1 loss) 2025-01-05``; in Avoid,
     what beat it, ``- passed over artist "Epica" for "Nightwish" (2 losses) 2025-01-05``; the newest
     ``CHOICE_OPPONENTS`` named, the rest counted; the date is its newest choice's."""

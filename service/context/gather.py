@@ -1,5 +1,5 @@
 """Reading what the block can say, through the service's own readers: the profile, the like /
-dislike / rule preference events, the pairwise choices (``service.choices``), the typed memories
+dislike / rule preference events, the pairwise choices (``service.profiles.choices``), the typed memories
 (insights and feedback), the playlist heads and the open follow-ups. Everything read is this
 user's only (every read filters on ``user_id``).
 
@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.choices import EVENT_TYPE as CHOICE_EVENT_TYPE, tally
+from service.profiles.choices import EVENT_TYPE as CHOICE_EVENT_TYPE, tally
 from service.context.candidates import (CHOICE_AVOID_LOSSES, Candidate, choice_item, event_item, followup_item,
                                        memory_item, playlist_item, profile_item)
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc
 
 CLASSIFIED = (

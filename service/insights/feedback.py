@@ -23,7 +23,7 @@ from rapidfuzz.distance import Levenshtein
 
 from service.insights.folding import Signature
 from service.insights.observations import Observation, read_observations
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import format_iso, utc_now
 
 SIMILAR = 0.5

@@ -3,7 +3,7 @@
 "No more than 3 songs per artist", "max three tracks from one band" and a patch of
 ``playlist_rules.max_tracks_per_artist`` all fold to ``("max", {"artist"})``:
 
-1. fold case and diacritics and split into words (``service.search.analysis``, shared with search);
+1. fold case and diacritics and split into words (``service.text.analysis``, shared with search);
 2. rewrite cue phrases: limiting ones ("no more than", "at most", "too many", "less", "max",
    "limit", "cap", "overweight", "accent"...) to the cue ``max``, refusing ones ("no", "not",
    "don't", "never", "avoid", "hate", "skip", "without"...) to ``avoid`` (``max`` wins when both
@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from service.search.analysis import STOP_WORDS, stem, words
+from service.text.analysis import STOP_WORDS, stem, words
 
 MAX_CUE, AVOID_CUE = "max", "avoid"
 

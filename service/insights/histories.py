@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from service.ledger.projection import read_bucket
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc
 
 

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from service.insights.folding import Signature, path_text, signature
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc
 
 # Rules and dislikes: "feedback" is how the PRD's agent records "too much X"; likes and notes are

@@ -18,7 +18,7 @@ from typing import Any
 
 from service.insights.histories import playlist_histories
 from service.ledger.state import SCRIPTED_TYPES, entering_tracks
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc
 
 YIELD_EVERY = 300  # events (or buckets) replayed between yields to the event loop

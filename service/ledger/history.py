@@ -13,7 +13,7 @@ from typing import Any
 from service.errors import PlaylistNotFound
 from service.ledger.projection import read_bucket, replay_bucket, walk_forward
 from service.ledger.state import PlaylistState
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc
 
 

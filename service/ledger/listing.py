@@ -19,7 +19,7 @@ from typing import Any
 from service.errors import InvalidArgument
 from service.limits import json_bytes
 from service.ledger.keys import head_id
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc, utc_now
 
 CURSOR_TTL = timedelta(hours=1)

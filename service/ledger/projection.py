@@ -12,7 +12,7 @@ from typing import Any
 
 from service.ledger.keys import bucket_id, head_id
 from service.ledger.state import PlaylistState, apply_event, track_id_volume
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc
 
 # mongomock copies every field a read returns: reads that need no track lists leave them out.

@@ -12,7 +12,7 @@ from service.ledger.keys import head_id
 from service.ledger.projection import load_bucket, read_bucket, replay_bucket, walk_forward
 from service.ledger.state import PlaylistState
 from service.ledger.writer import LedgerWriter
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc, utc_now
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.ledger.keys import head_id
 from service.ledger.projection import BUCKET_HEADER, load_bucket, rebuild_head, walk_forward
-from service.storage import Database
+from service.storage.database import Database
 
 
 async def roll_forward_all(db: Database, caps: dict[str, int]) -> int:

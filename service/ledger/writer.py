@@ -22,7 +22,7 @@ from service.errors import (
     StorageUnavailable,
     TimestampOutOfOrder,
 )
-from service.idempotency import claim_key, key_seen, release_key
+from service.ledger.idempotency import claim_key, key_seen, release_key
 from service.ledger.buckets import (
     SnapshotPolicy,
     create_result,
@@ -41,9 +41,10 @@ from service.ledger.projection import (
 )
 from service.ledger.state import PlaylistState, apply_event, check_payload_shape, current_state, track_id_volume
 from service.settings import Settings
-from service.storage import Database, DuplicateDocument
+from service.storage.database import Database
+from service.storage.collection import DuplicateDocument
 from service.timeutil import utc_now
-from service.user_stats import count_playlist_created
+from service.users.stats import count_playlist_created
 
 MAX_ATTEMPTS = 64
 

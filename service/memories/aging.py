@@ -41,13 +41,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from service import user_stats
+from service.users import stats as user_stats
 from service.audit.origin import CallOrigin, acting_as, new_request_id, written_by
 from service.background import in_background, repeating
 from service.errors import MemoryNotFound
-from service.memories import MemoryStore
+from service.memories.service import MemoryStore
 from service.memories.views import memory_view
-from service.storage import Database, DuplicateDocument
+from service.storage.database import Database
+from service.storage.collection import DuplicateDocument
 from service.timeutil import as_utc, utc_now
 
 log = logging.getLogger("taste_memory")

@@ -15,7 +15,7 @@ from typing import Any
 import json_merge_patch
 
 from service.memories.keys import summaries_overlap, summary_terms
-from service.search.analysis import fold
+from service.text.analysis import fold
 from service.timeutil import as_utc
 
 WINDOW = timedelta(days=30)

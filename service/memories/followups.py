@@ -29,14 +29,16 @@ from typing import Any
 
 from service.audit.origin import written_by
 from service.errors import MemoryNotFound, NotARecommendation
-from service.memories import MemoryStore, plays
-from service.memories.keys import folded_entity, memory_key
-from service.memories.locks import UserLocks
+from service.memories.service import MemoryStore
+from service.memories import plays
+from service.text.entities import folded_entity
+from service.memories.keys import memory_key
+from service.locks import UserLocks
 from service.memories.views import days_between
 from service.settings import Settings
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import as_utc, utc_now
-from service.units import unit_of_work
+from service.storage.units import unit_of_work
 
 DEFAULT_CHECK_AFTER_DAYS = 7
 

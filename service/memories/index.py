@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.memories.keys import summary_terms
-from service.search.analysis import stem
+from service.text.analysis import stem
 from service.timeutil import as_utc
-from service.tracks.text import words
+from service.text.words import words
 
 CACHED_USERS = 128
 

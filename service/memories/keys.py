@@ -1,18 +1,14 @@
 """How memories are compared: folded entities (the deduplication key, fuzzy entity lookups),
 stemmed summary words (the overlap that makes two statements one memory), identifiers.
-
-Folding is the track catalog's (case, diacritics, apostrophes, a leading or inner "the"), so
-"The Zombies", "zombies" and "ZOMBIES" are one entity; a name that is nothing but articles
-("The The") keeps them, and one of punctuation only is compared as written, case aside.
-"""
+Entities fold as ``service.text.entities`` folds them."""
 
 from __future__ import annotations
 
 import re
 import uuid
 
-from service.search.analysis import fold, terms
-from service.tracks.text import words
+from service.text.analysis import fold, terms
+from service.text.entities import folded_entity
 
 MEMORY_TYPES = ("recommendation", "insight", "event", "feedback", "discussion")
 KEY_SEPARATOR = "\x1f"  # cannot occur in a folded entity (only letters, digits and spaces do)
@@ -32,14 +28,6 @@ def is_memory_id(text: str) -> bool:
 
 def memory_key(user_id: int, memory_id: str) -> str:
     return f"{user_id}:{memory_id}"
-
-
-def folded_entity(entity: str) -> str:
-    found = words(entity)
-    if found:
-        return " ".join(found)
-    every = re.findall(r"[a-z0-9]+", fold(entity))  # only articles: "The The"
-    return " ".join(every) if every else " ".join(fold(entity).split())
 
 
 def entity_key(entities: list[str]) -> str:

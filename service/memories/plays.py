@@ -25,11 +25,11 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
-from service import user_stats
+from service.users import stats as user_stats
 from service.audit.origin import written_by
 from service.errors import Conflict, InvalidArgument
-from service.memories.keys import folded_entity
-from service.storage import Database
+from service.text.entities import folded_entity
+from service.storage.database import Database
 from service.timeutil import as_utc, parse_iso, utc_now
 
 PLAYS_PER_BUCKET = 5000

@@ -23,10 +23,10 @@ from datetime import datetime
 from typing import Any
 
 from service.memories.index import Analysed, MemoryIndex
-from service.search.analysis import stem, terms
+from service.text.analysis import stem, terms
 from service.search.hybrid import MEANING_FLOOR
-from service.search.semantic import Meaning
-from service.tracks.text import similarity, weight, words
+from service.search.semantic.query import Meaning
+from service.text.words import similarity, weight, words
 
 ENTITY_COVERAGE_MIN = 0.6  # share of the asked entity's words one memory entity must hold
 

@@ -12,7 +12,7 @@ from typing import Any
 from service.ledger.keys import head_id
 from service.ledger.projection import derive_head, store_head
 from service.rederive.compare import Difference, difference, differing
-from service.storage import Database
+from service.storage.database import Database
 
 VIEW = "playlist_head"
 # What a reader of the head relies on, then the bookkeeping the writer advances incrementally.

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from service.memories import MemoryStore
+from service.memories.service import MemoryStore
 from service.memories.index import MemoryIndex
 from service.rederive.compare import Difference, difference, normal
-from service.search import SearchEngine
+from service.search.engine import SearchEngine
 from service.search.index import Key, UserIndex
-from service.storage import Database
+from service.storage.database import Database
 
 ROUND = 9  # weights are sums of floats: the same terms added in another order may differ in the last bits
 

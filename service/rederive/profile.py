@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from service.pointers import pointer
-from service.profiles import merge
+from service.profiles.store import merge
 from service.rederive.compare import Difference, difference, normal
-from service.storage import Database
+from service.storage.database import Database
 
 VIEW = "profile"
 

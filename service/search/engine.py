@@ -35,15 +35,17 @@ from datetime import datetime
 from typing import Any
 
 from service.ledger.keys import head_id
-from service.search.analysis import ParsedQuery, parse_query
+from service.text.analysis import ParsedQuery, parse_query
 from service.search.fields import PLAYLIST_FIELDS, event_entry, memory_entry, playlist_entry, profile_entries, track_entry
 from service.search.hybrid import rank_hybrid
 from service.search.index import UserIndex
 from service.search.loading import load_entries
 from service.search.mongo_search import text_ranked, with_meaning
 from service.search.ranking import rank, to_hit
-from service.search.semantic import Meaning, UserMeaning, meaning_of, model_identity, shared_model
-from service.storage import Database
+from service.search.semantic.query import Meaning, meaning_of
+from service.search.semantic.user import UserMeaning
+from service.search.semantic.model import model_identity, shared_model
+from service.storage.database import Database
 
 HELD_MAX_AGE_S = 300.0  # MongoDB: a held index (for its vectors) is rebuilt once this old
 Update = Callable[[UserIndex], Awaitable[None] | None]

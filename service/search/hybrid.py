@@ -16,7 +16,7 @@ from __future__ import annotations
 import heapq
 from operator import itemgetter
 
-from service.search.analysis import ParsedQuery
+from service.text.analysis import ParsedQuery
 from service.search.fields import MAX_WEIGHT, Entry
 from service.search.index import Key, UserIndex
 from service.search.ranking import lexical_scores, prepare

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from service.search.analysis import STOP_WORDS, stem, terms_of, words
+from service.text.analysis import STOP_WORDS, stem, terms_of, words
 from service.search.fields import Entry
 from service.search.semantic.user import UserMeaning
 

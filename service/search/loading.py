@@ -21,7 +21,7 @@ from service.search.fields import (
     track_entry,
 )
 from service.search.index import Key, UserIndex
-from service.storage import Database
+from service.storage.database import Database
 
 SLICE_SECONDS = 0.005  # a build hands the event loop back at least this often
 

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.search.analysis import ParsedQuery
+from service.text.analysis import ParsedQuery
 from service.search.fields import Entry, profile_entries
 from service.search.hybrid import MEANING_FLOOR, MEANING_WEIGHT
 from service.search.index import Key, UserIndex, analyse
 from service.search.loading import current_entries
 from service.search.mongo_text import text_hits, text_query
 from service.search.ranking import rank
-from service.search.semantic import Meaning
-from service.storage import Database
+from service.search.semantic.query import Meaning
+from service.storage.database import Database
 
 Ranked = list[tuple[float, Entry, set[str]]]
 

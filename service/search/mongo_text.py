@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from models.documents import TEXT_LANGUAGE
-from service.search.analysis import ParsedQuery
+from service.text.analysis import ParsedQuery
 from service.search.fields import (
     MAX_WEIGHT,
     MEMORY_FIELDS,

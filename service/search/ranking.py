@@ -14,7 +14,7 @@ import math
 from operator import itemgetter
 from typing import Any
 
-from service.search.analysis import ParsedQuery, surface_words, terms_of, typo_budget, words
+from service.text.analysis import ParsedQuery, surface_words, terms_of, typo_budget, words
 from service.search.fields import MAX_WEIGHT, Entry
 from service.search.index import Indexed, Key, UserIndex
 

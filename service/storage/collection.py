@@ -17,7 +17,7 @@ from bson.errors import InvalidDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
 from service.errors import InvalidArgument, StorageUnavailable
-from service.storage.mongomock_tuning import documents_per_user, find_documents, stored_document
+from service.storage.embedded.tuning.reads import documents_per_user, find_documents, stored_document
 
 # (collection, _id, the top-level fields changed or None for the whole document)
 MarkDirty = Callable[[str, Any, Iterable[str] | None], None]

@@ -16,7 +16,7 @@ from models.validators import VALIDATORS
 from service.errors import StorageUnavailable
 from service.settings import Settings
 from service.storage.collection import OnChange, TrackedCollection
-from service.storage.embedded import EmbeddedEngine
+from service.storage.embedded.engine import EmbeddedEngine
 
 log = logging.getLogger(__name__)
 

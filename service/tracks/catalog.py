@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.audit.origin import written_by
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import utc_now
 
 # The fields a caller describes a track with; everything else on the document is bookkeeping.

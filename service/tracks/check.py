@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from service.tracks.text import folded_text
+from service.text.words import folded_text
 
 MAX_LISTED_IDS = 50  # per violation: the answer stays small whatever the playlist's length
 MAX_VIOLATIONS = 50

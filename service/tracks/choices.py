@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from service.audit.origin import written_by
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import utc_now
-from service.tracks.text import choice_key, folded_text
+from service.text.words import choice_key, folded_text
 
 
 async def confirmed(db: Database, user_id: int, text: str) -> dict[str, Any] | None:

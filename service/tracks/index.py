@@ -16,7 +16,7 @@ from typing import Any
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from service.tracks.text import budget, core_title, folded_text, similarity, words
+from service.text.words import budget, core_title, folded_text, similarity, words
 
 # Field codes, in the order a tie between fields is read: title, then artists (artist k of a track
 # is ARTIST + k), then album ("toto" is the band before it is their album "Toto IV").

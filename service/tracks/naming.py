@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from service.storage import Database
+from service.storage.database import Database
 from service.tracks.catalog import describe_tracks
 
 UNKNOWN = {"name": None, "artists": None, "duration_ms": None}

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from service.tracks.index import ALBUM, NAME, CatalogIndex, Known, is_artist
 from service.tracks.signals import Signals
-from service.tracks.text import FILLERS, weight, words
+from service.text.words import FILLERS, weight, words
 
 MAX_CANDIDATES = 400  # scored at most, in order of word overlap (then shorter titles first)
 MAX_BOOST = 0.075  # the most _boost adds

@@ -22,7 +22,7 @@ import math
 
 from typing import Any
 
-from service.tracks.text import folded_text
+from service.text.words import folded_text
 
 BREATHER_ENERGY = 0.4
 DEFAULT_TOLERANCE = 0.10  # a bare target allows ± 10 %

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from service.storage import Database
+from service.storage.database import Database
 
 
 @dataclass

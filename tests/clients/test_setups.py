@@ -26,7 +26,7 @@ from tests.clients.node_package import INSPECTOR, skip_without_node
 from tests.clients.setups import PLACEHOLDER, Launch, launches, snippets
 from tests.e2e.server_process import (CALL_TIMEOUT, WireCaller, _session, running_server, sse_session,
                                       streamable_http_session)
-from tools.catalog import TOOL_SPECS
+from tools.specs.catalog import TOOL_SPECS
 
 pytestmark = pytest.mark.slow
 

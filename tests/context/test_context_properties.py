@@ -25,9 +25,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from service.app import ServiceHolder, running_service
+from host.app import ServiceHolder, running_service
 from service.context.quoting import CLOSE, NOTHING, NOTHING_FITS, OPEN, estimate_tokens, quote
-from service.memory import MemoryService
+from service.facade import MemoryService
 from tests.support import playlist, track
 
 USER = 7

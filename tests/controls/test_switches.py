@@ -9,12 +9,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from service.auth import Access
+from service.auth.policy import Access
 from service.settings import Settings
 from tests.support import Caller, connected
 from tests.tools.contract import assert_valid_error, assert_valid_success
 from tests.tools.test_invalid_arguments import BASELINES, EXISTING, _live_baseline, _seed
-from tools.catalog import TOOL_SPECS
+from tools.specs.catalog import TOOL_SPECS
 
 USER = 1
 GATED_WRITES = sorted(s.prd_name for s in TOOL_SPECS if s.access is Access.WRITE and s.gated)

@@ -42,7 +42,7 @@ from service.settings import Settings
 from tests.support import EnvelopeCaller
 
 HOST = "127.0.0.1"
-SERVICE = [sys.executable, "-m", "service.cli"]
+SERVICE = [sys.executable, "-m", "host.cli"]
 READY_TIMEOUT = 60.0  # seconds a server gets to answer GET /readyz 200
 STOP_TIMEOUT = 10.0  # seconds between SIGTERM and SIGKILL
 CALL_TIMEOUT = 30.0  # seconds one MCP request may take before the client gives up
@@ -343,7 +343,7 @@ async def stdio_session(settings: Settings, workdir: Path, env: dict[str, str] |
     flags, store_env = store_options(settings)
     parameters = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "service.cli", "serve", "--transport", "stdio", *flags],
+        args=["-m", "host.cli", "serve", "--transport", "stdio", *flags],
         env={**store_env, "PYTHONUNBUFFERED": "1", **(env or {})},
         cwd=str(workdir),
     )

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 
-from service.auth import TokenStore
+from service.auth.tokens import TokenStore
 from service.settings import Settings
 from tests.e2e.load_exports import scratch_user_of
 from tests.e2e.load_model import SESSIONS, USERS, SessionModel, user_of

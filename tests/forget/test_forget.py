@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from service import user_stats
+from service.users import stats as user_stats
 from service.settings import Settings
 from tests.support import Caller, connected, playlist, track
 from tests.tools.contract import assert_valid_success

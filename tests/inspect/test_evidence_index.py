@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.inspection import EvidenceIndex
-from service.memories.keys import folded_entity
-from service.provenance import event_terms, terms_match
+from service.control.inspect import EvidenceIndex
+from service.text.entities import folded_entity
+from service.control.explain import event_terms, terms_match
 
 WORDS = ["the", "Björk", "bjork", "Band", "live", "great", "max", "AC/DC", "ac dc", "sigur", "rós", "x"]
 text = st.lists(st.sampled_from(WORDS), min_size=0, max_size=9).map(" ".join)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.inspection import LISTED_PER_FIELD, MAX_FIELDS, REASON_CHARS
+from service.control.inspect import LISTED_PER_FIELD, MAX_FIELDS, REASON_CHARS
 from service.settings import Settings
 from tests.support import Caller, connected
 from tests.tools.contract import assert_valid_success

@@ -7,7 +7,7 @@ import itertools
 from datetime import timedelta
 from typing import Any
 
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import format_iso, utc_now
 from tests.support import Caller
 

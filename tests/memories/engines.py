@@ -9,10 +9,10 @@ import dataclasses
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from service.memories import MemoryStore
-from service.search import SearchEngine
+from service.memories.service import MemoryStore
+from service.search.engine import SearchEngine
 from service.settings import Settings
-from service.storage import Database, open_database
+from service.storage.database import Database, open_database
 
 ENGINES = ("embedded", "mongodb")
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from service.app import ServiceHolder, background_work, running_service
+from host.app import ServiceHolder, background_work, running_service
 from service.errors import StorageUnavailable
 from service.memories.aging import RULE_GIST, aging_periodically
 from service.settings import Settings
-from service.storage import Database
+from service.storage.database import Database
 from service.timeutil import format_iso, utc_now
 from tests.e2e.server_process import run_cli
 from tests.memories.aging_support import ALICE, BOB, DAY, NOW, boundary_cases

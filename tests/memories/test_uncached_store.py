@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from service.memories import MemoryStore
+from service.memories.service import MemoryStore
 from tests.memories.engines import stores_on_both_paths
 
 NOW = datetime.now(UTC)

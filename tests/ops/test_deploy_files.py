@@ -23,8 +23,8 @@ import pytest
 import typer
 import yaml
 
-from service.auth import TokenStore
-from service.cli import app as cli_app
+from service.auth.tokens import TokenStore
+from host.cli import app as cli_app
 from tests.ops.mongosh_support import NODE, node_check
 
 REPO = Path(__file__).resolve().parents[2]
@@ -230,7 +230,7 @@ def _clean_env() -> dict[str, str]:
 
 
 def _memory_service(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "service.cli", *args], cwd=REPO, env={**_clean_env(), **env},
+    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=REPO, env={**_clean_env(), **env},
                           capture_output=True, text=True, timeout=120)
 
 
@@ -417,12 +417,12 @@ def test_seed_script_loads_once_and_the_second_run_changes_nothing(tmp_path: Pat
 def test_seed_script_runs_the_cli_code_of_this_checkout(tmp_path: Path) -> None:
     probe = (
         "import runpy, sys; runpy.run_path(sys.argv[1], run_name='probe'); "
-        "print(sys.modules['service.cli'].__file__)"
+        "print(sys.modules['host.cli'].__file__)"
     )
     done = subprocess.run([sys.executable, "-c", probe, str(SEED_SCRIPT)], cwd=tmp_path, env=_clean_env(),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert Path(done.stdout.strip()) == REPO / "service" / "cli.py"
+    assert Path(done.stdout.strip()) == REPO / "host" / "cli.py"
     bad = subprocess.run([sys.executable, str(SEED_SCRIPT), "--user-id", "0", "--data-dir", str(tmp_path)],
                          cwd=tmp_path, env=_clean_env(), capture_output=True, text=True, timeout=60)
     assert bad.returncode != 0 and "--user-id" in bad.stderr

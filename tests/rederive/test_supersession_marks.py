@@ -11,8 +11,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from service.app import ServiceHolder, running_service
-from service.memory import MemoryService
+from host.app import ServiceHolder, running_service
+from service.facade import MemoryService
 from service.settings import Settings
 from tests.support import Caller, connected
 

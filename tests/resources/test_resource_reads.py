@@ -9,14 +9,15 @@ from typing import Any
 
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
-from service.auth import Principal, RateLimiter
+from service.auth.policy import Principal
+from service.auth.ratelimit import RateLimiter
 from service.settings import Settings
 from tests.resources.support import (
     MINE, OTHER, T_BETWEEN, USER, memory_server, refusal, seed, session, uri, without_uri,
 )
 from tests.support import playlist, track
-from tools.registry import CallPolicy
-from tools.resources import CONTEXT_BUDGET_TOKENS, PLAYLISTS_LIMIT
+from tools.server import CallPolicy
+from tools.resources.reading import CONTEXT_BUDGET_TOKENS, PLAYLISTS_LIMIT
 
 TEMPLATES = {
     "profile": ("memory://users/{user_id}/profile", "application/json"),

@@ -18,7 +18,7 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
 from service.settings import Settings
 from tests.e2e.server_process import CALL_TIMEOUT, ServerProcess, WireCaller, running_server
-from service.auth import TokenStore
+from service.auth.tokens import TokenStore
 from tests.e2e.tokens import token_env
 from tests.resources.support import MINE, T_BETWEEN, WAIT_SECONDS, Inbox, refusal, seed, uri, without_uri
 from tests.support import playlist, track

@@ -1,6 +1,6 @@
 """Export drops every ``_id`` key at any depth, including keys inside the user's own objects.
 
-``service/export.py::to_json`` removes ``"_id"`` from *every* dict it walks, to strip the
+``service/transfer/export.py::to_json`` removes ``"_id"`` from *every* dict it walks, to strip the
 document ids; but it also walks into the profile object, profile patches, preference-event
 payloads and seed_context, which are free-form user JSON. Those keys are silently lost by the
 export and so by an export -> delete -> import round trip (SPEC §5: "everything stored").

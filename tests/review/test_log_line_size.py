@@ -1,6 +1,6 @@
 """The per-call log line copies the raw ``playlist_id`` argument, whatever its size or type.
 
-``tools/registry.py`` logs ``arguments.get("playlist_id")`` before (and whether or not)
+``tools/server.py`` logs ``arguments.get("playlist_id")`` before (and whether or not)
 validation passed, and before authentication: any caller that reaches the endpoint, without a
 token, writes a log line as large as its request body (2 MB by default) per call, with a nested
 object if it sends one. Nothing rate-limits unauthenticated calls, so the log (and the disk it is

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from service.auth import TokenStore
+from service.auth.tokens import TokenStore
 
 
 def test_the_lock_file_never_truncates_a_link_target(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.search.analysis import fold, parse_query, terms, typo_budget
+from service.text.analysis import fold, parse_query, terms, typo_budget
 from service.search.fields import Entry, Field
 from service.search.index import UserIndex
 from service.search.ranking import rank, snippet

@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from service.search import SearchEngine
+from service.search.engine import SearchEngine
 from service.search.loading import _SOURCES
 from service.memories.keys import memory_key
 from service.tracks.catalog import track_key

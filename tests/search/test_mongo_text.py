@@ -11,7 +11,7 @@ from models.documents import (
     PlaylistDocument,
     PreferenceEventDocument,
 )
-from service.search.analysis import parse_query
+from service.text.analysis import parse_query
 from service.search.mongo_text import normalize, search_string, text_hits, text_query
 from service.search.ranking import to_hit
 
@@ -143,7 +143,7 @@ PROFILE = {"_id": 1, "user_id": 1, "profile": {"notes": "symphonic metal with fe
 
 
 async def test_the_mongodb_engine_merges_text_hits_and_the_profile_by_score() -> None:
-    from service.search import SearchEngine
+    from service.search.engine import SearchEngine
 
     db = _RecordedDatabase(PLAYLIST_RESULTS, EVENT_RESULTS, [PROFILE])
     engine = SearchEngine(db)  # type: ignore[arg-type]
@@ -160,7 +160,7 @@ async def test_the_mongodb_engine_merges_text_hits_and_the_profile_by_score() ->
 
 
 async def test_the_mongodb_engine_falls_back_to_typo_tolerance_when_text_finds_nothing() -> None:
-    from service.search import SearchEngine
+    from service.search.engine import SearchEngine
 
     db = _RecordedDatabase([], [], [PROFILE])
     hits = await SearchEngine(db).search(1, "nightwsh", 10)  # type: ignore[arg-type]
@@ -170,7 +170,7 @@ async def test_the_mongodb_engine_falls_back_to_typo_tolerance_when_text_finds_n
 
 
 async def test_the_mongodb_engine_finds_catalog_tracks_by_text() -> None:
-    from service.search import SearchEngine
+    from service.search.engine import SearchEngine
 
     db = _RecordedDatabase([], [], [], TRACK_RESULTS)
     hits = await SearchEngine(db).search(1, "nightwish", 10)  # type: ignore[arg-type]
@@ -181,7 +181,7 @@ async def test_the_mongodb_engine_finds_catalog_tracks_by_text() -> None:
 
 
 async def test_the_mongodb_engine_finds_typed_memories_by_text() -> None:
-    from service.search import SearchEngine
+    from service.search.engine import SearchEngine
 
     db = _RecordedDatabase([], [], [], [], MEMORY_RESULTS)
     hits = await SearchEngine(db).search(1, "zombies baroque", 10)  # type: ignore[arg-type]

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from service.search import analysis, fields, hybrid, ranking
+from service.text import analysis
+from service.search import fields, hybrid, ranking
 from service.settings import Settings
 from tests.search.corpus import build_corpus, load
 from tests.search.evaluate import evaluate

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from service.search.analysis import terms
+from service.text.analysis import terms
 from service.search.fields import Entry, event_entry, playlist_entry, profile_entries
 from service.search.index import analyse
 from service.settings import Settings

@@ -1,6 +1,6 @@
 """An independent reference model of the playlist ledger, and helpers the ledger tests share.
 
-Written from the tool contract (tools/catalog.py, SPEC §5), not from service/ledger/state.py,
+Written from the tool contract (tools/specs/catalog.py, SPEC §5), not from service/ledger/state.py,
 so the service and the model can disagree.
 """
 

@@ -87,7 +87,7 @@ def observe_calls(methods: tuple[str, ...] = WRITE_METHODS) -> Iterator[CallLog]
 
     Enter it *outside* ``yielding_storage`` so a storage call is recorded when it really runs,
     after the pauses that wrapper inserts before it."""
-    from service.memory import MemoryService
+    from service.facade import MemoryService
     from service.storage.collection import TrackedCollection
 
     assert hasattr(TrackedCollection, "_run"), (

@@ -21,7 +21,7 @@ from service.audit.retention import (
     retention_index,
 )
 from service.settings import Settings
-from service.storage.embedded import _mock_collection
+from service.storage.embedded.engine import _mock_collection
 from tests.support import connected, playlist, track
 
 OLD = datetime(2020, 1, 1, tzinfo=UTC)

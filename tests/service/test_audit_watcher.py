@@ -26,10 +26,10 @@ from service.audit.entries import TOMBSTONE, entry_from_change
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.audit.watcher import CLOCK_SKEW_MARGIN, STATE_ID, AuditWatcher, pipeline, watching_audit
 from service.errors import StorageUnavailable
-from service.memory import MemoryService
+from service.facade import MemoryService
 from service.settings import Settings
-from service.audit import record_audit_on_write_path
-from service.storage import Database, open_database
+from service.audit.write_path import record_audit_on_write_path
+from service.storage.database import Database, open_database
 from service.timeutil import format_iso, utc_now
 from tests.conftest import make_settings
 from tests.service import change_events as ce

@@ -1,4 +1,4 @@
-"""The embedded engine's shortcuts (service/storage/mongomock_tuning.py) against mongomock's own
+"""The embedded engine's shortcuts (service/storage/embedded/tuning/) against mongomock's own
 behaviour as the reference: the per-user index, ``$in`` lookups, limited finds, in-place updates
 and copy-free deletes must answer exactly what stock mongomock answers, on any documents."""
 
@@ -12,7 +12,8 @@ import mongomock
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from service.storage import mongomock_tuning as tuning
+from service.storage.embedded.tuning import reads, user_index, writes
+from service.storage.embedded.tuning.install import install
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -39,9 +40,9 @@ class Stock:
     def __enter__(self) -> None:
         self.saved = (mongomock.collection.Collection._iter_documents, mongomock.collection.Collection._update,
                       mongomock.collection.Collection._delete)
-        mongomock.collection.Collection._iter_documents = tuning._scan_documents
-        mongomock.collection.Collection._update = tuning._mock_update
-        mongomock.collection.Collection._delete = tuning._mock_delete
+        mongomock.collection.Collection._iter_documents = user_index._scan_documents
+        mongomock.collection.Collection._update = writes._mock_update
+        mongomock.collection.Collection._delete = writes._mock_delete
 
     def __exit__(self, *exc: Any) -> None:
         (mongomock.collection.Collection._iter_documents, mongomock.collection.Collection._update,
@@ -49,6 +50,7 @@ class Stock:
 
 
 def loaded(docs: list[dict[str, Any]]) -> Any:
+    install()  # the tuning under test, as the embedded engine installs it when it starts
     collection = mongomock.MongoClient(tz_aware=True).db.c
     for i, doc in enumerate(docs):
         collection.insert_one({"_id": f"d{i:02d}", **copy.deepcopy(doc)})
@@ -132,7 +134,7 @@ SORTS = [None, [("_id", 1)], [("_id", -1)], [("n", 1)], [("n", -1), ("_id", 1)],
 def test_finds_and_deletes_match_mongomock(docs: list[dict[str, Any]], user: int | None, limit: int,
                                            sort: Any, projection: Any) -> None:
     query = {} if user is None else {"user_id": user}
-    tuned = list(tuning.find_documents(_Motorish(loaded(docs)), query, projection, sort, limit))
+    tuned = list(reads.find_documents(_Motorish(loaded(docs)), query, projection, sort, limit))
     with Stock():
         cursor = loaded(docs).find(query, projection)
         stock = list((cursor.sort(sort) if sort else cursor).limit(limit))

@@ -11,7 +11,7 @@ from pathlib import Path
 import bson
 
 from service.settings import Settings
-from service.storage.journal import SPLIT_ABOVE_ITEMS
+from service.storage.embedded.journal import SPLIT_ABOVE_ITEMS
 from tests.support import connected, playlist, track
 
 BIG = SPLIT_ABOVE_ITEMS * 4  # kept field by field

@@ -7,8 +7,8 @@ import re
 import time
 from pathlib import Path
 
-from service.loop_lag import watching_loop_lag
-from service.metrics import ToolMetrics
+from host.loop_lag import watching_loop_lag
+from host.metrics import ToolMetrics
 from tests.conftest import make_settings
 from tests.e2e.server_process import http_get, running_server, sse_session
 

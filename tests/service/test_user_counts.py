@@ -1,4 +1,4 @@
-"""``ops_list_users`` reads counters the write path keeps (service/user_stats.py) instead of
+"""``ops_list_users`` reads counters the write path keeps (service/users/stats.py) instead of
 aggregating every record: they must stay exact through creates, mutations, preference events,
 profile patches, deletes, imports and a crash between a commit point and its counter."""
 
@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 from service.ledger.buckets import first_bucket
-from service.memory import MemoryService
+from service.facade import MemoryService
 from service.settings import Settings
 from service.timeutil import utc_now
 from tests.support import Caller, connected, playlist, track

@@ -59,7 +59,7 @@ EXEMPT_PHASES = {
 # not started here) lists users from ``user_stats`` once, then reads user by user.
 EXEMPT_AT_STARTUP = {
     "service/ledger/recovery.py:roll_forward_all": "crash recovery: finds playlist documents behind their history",
-    "service/user_stats.py:recount_all": "per-user counters recounted from the records (a crash may leave one behind)",
+    "service/users/stats.py:recount_all": "per-user counters recounted from the records (a crash may leave one behind)",
 }
 EXEMPT_COLLECTIONS = {
     "audit_state": "the change-stream watcher's resume position: one document, no user (MongoDB only)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timedelta, timezone
 
-from tools.envelope import failure, jsonable, success
+from tools.calls.envelope import failure, jsonable, success
 
 
 def test_jsonable_converts_and_copies() -> None:

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
-from service.memories.transfer import SECTIONS as MEMORY_SECTIONS
+from service.transfer.memories import SECTIONS as MEMORY_SECTIONS
 from service.settings import Settings
 from tests.support import Caller, connected, playlist, track
 from tests.tools.contract import assert_valid_error, assert_valid_success
@@ -31,7 +31,7 @@ FORMAT = "taste-memory-export/1"
 def cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     """``memory-service <args>`` on the store ``settings`` names, as a separate process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
-    command = [sys.executable, "-m", "service.cli", *args]
+    command = [sys.executable, "-m", "host.cli", *args]
     if settings.mongodb_uri:
         env["MEMORY_MONGODB_URI"] = settings.mongodb_uri
         env["MEMORY_DATABASE_NAME"] = settings.database_name

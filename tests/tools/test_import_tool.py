@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.export import empty_data
+from service.transfer.export import empty_data
 from service.settings import Settings
 from tests.support import Caller, connected, playlist, track
 from tests.tools.contract import assert_valid_success

@@ -9,7 +9,7 @@ import pytest
 from service.settings import Settings
 from tests.e2e.server_process import run_cli
 from tests.support import connected
-from tools.catalog import TOOL_SPECS, TOOLSETS
+from tools.specs.catalog import TOOL_SPECS, TOOLSETS
 
 # The PRD's tools (seed 000): its eleven memory tools and ops.list_users.
 PRD_TOOLS = {"ops_list_users", "memory_get_profile", "memory_update_profile", "memory_append_preference_event",

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from service.errors import InvalidArgument
-from service.export import decode_cursor, encode_cursor
+from service.transfer.export import decode_cursor, encode_cursor
 from service.settings import Settings
 from tests.support import Caller, connected, playlist, track
 

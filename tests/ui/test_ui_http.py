@@ -13,8 +13,8 @@ from typing import Any
 import httpx
 import pytest
 
-from service.app import build_app
-from service.auth import TokenStore
+from host.app import build_app
+from service.auth.tokens import TokenStore
 from service.settings import Settings
 from tests.support import playlist, track
 from ui.security import SECURITY_HEADERS, session_cookie

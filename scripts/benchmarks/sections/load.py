@@ -13,7 +13,7 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 
-from service.auth import TokenStore
+from service.auth.tokens import TokenStore
 
 from ..context import Run
 from ..load_metrics import lag_rows, metrics, server_side

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from mcp.client.stdio import StdioServerParameters
 
-from service.app import ServiceHolder, running_service
-from service.memory import MemoryService
+from host.app import ServiceHolder, running_service
+from service.facade import MemoryService
 from service.settings import Settings
 
 from ..calling import BenchError, timed
@@ -78,7 +78,7 @@ async def measure(ctx: Run, items: int, store: Path, memory_file: Path,
     the same stdio pipes to it, without npx resolving the package again)."""
     plan, work = ctx.plan, ctx.work
     ours_params = StdioServerParameters(
-        command=sys.executable, args=["-m", "service.cli", "serve", "--transport", "stdio", "--data-dir", str(store)],
+        command=sys.executable, args=["-m", "host.cli", "serve", "--transport", "stdio", "--data-dir", str(store)],
         env=child_env(), cwd=str(work))
     ref_command, ref_args = (command, []) if command else (shutil.which("npx") or "npx", ["-y", PEER_PACKAGE])
     ref_params = StdioServerParameters(command=ref_command, args=ref_args,

@@ -6,7 +6,7 @@ import random
 import time
 from datetime import timedelta
 
-from service.memory import MemoryService
+from service.facade import MemoryService
 
 from ..calling import timed
 from ..constants import SIZE_NAMES, T0

@@ -85,7 +85,7 @@ async def run(ctx: Run) -> None:
         "startup", "Start-up and memory of memory-service serve (SSE, embedded store)",
         ["start-up row", "users", "store MiB", "to /healthz s", "to /readyz s", "to first call s",
          "to first search s", "RSS ready MiB", f"RSS after {plan.startup_calls} calls MiB", "peak RSS MiB"],
-        "Seconds from starting the process (`python -m service.cli serve`) until /healthz and /readyz answer "
+        "Seconds from starting the process (`python -m host.cli serve`) until /healthz and /readyz answer "
         "200 (polled every 10 ms), until the first `memory_get_profile` answers over a new SSE session, and "
         "until a `memory_search` right after it answers (the first search pays for an index built lazily). "
         "RSS = VmRSS of the server process (/proc/PID/status) once ready and after "

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from service.search.analysis import ParsedQuery, stem
+from service.text.analysis import ParsedQuery, stem
 from service.search.semantic.user import Key, UserMeaning
 
 CANDIDATES = 50  # entries taken by meaning before fusion

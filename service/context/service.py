@@ -1,0 +1,89 @@
+"""The memory block for the prompt (``memory_get_context``, issue 12): Prefer / Avoid / Rules /
+Recent playlists / Open follow-ups, most important and newest first, within a token budget.
+
+``gather`` reads the user's records through the service's readers, ``rank`` leaves superseded
+likes and dislikes out and orders each section (``focus`` first), ``render`` fits the block to the
+budget and writes the diagnostics; ``quoting`` holds the estimator and the quoting that keeps user
+text from reading as an instruction.
+
+It reads only and stores nothing on disk. The last block served to each user is kept in this
+process for ``memory_inspect`` ("what did the assistant see?"): serving a block stays a read (no
+write, no audit entry, nothing for export or delete to chase), at the price that a restart, or
+another server process, has not seen it. Anything that changes the user's data around the write
+path (forget, import, delete) drops it, so it never shows an item that is gone.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Any
+
+from service.context import gather
+from service.context.candidates import SECTIONS
+from service.context.gather import Gathered
+from service.context.rank import focus_terms_of, ordered
+from service.profiles.opinions import superseded
+from service.context.render import render
+from service.ledger.writer import LedgerWriter
+from service.memories.service import MemoryStore
+from service.memories.followups import FollowUpService
+from service.profiles.store import Profiles
+from service.storage.database import Database
+from service.timeutil import utc_now
+
+SERVED_USERS = 1024  # users whose last block is kept (least recently served go first)
+
+
+class ContextService:
+    def __init__(self, db: Database, profiles: Profiles, memories: MemoryStore, followups: FollowUpService,
+                 writer: LedgerWriter) -> None:
+        self._db = db
+        self._profiles = profiles
+        self._memories = memories
+        self._followups = followups
+        self._writer = writer
+        self._served: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._drops: dict[int, int] = {}  # per user, how often its block was dropped (a block computed
+        # across a drop may hold what was just forgotten: it is not kept)
+
+    async def get_context(self, user_id: int, budget_tokens: int, focus: str | None = None) -> dict[str, Any]:
+        drops = self._drops.get(user_id, 0)
+        found = await self._gather(user_id)
+        replaced = superseded(found.events)
+        live = [c for c in found.candidates if not (c.kind == "preference_event" and c.ref in replaced)]
+        gone = [(c, replaced[c.ref]) for c in found.candidates
+                if c.kind == "preference_event" and c.ref in replaced]
+        gone.sort(key=lambda item: (-item[0].moment, item[0].ref))
+        focus_terms = focus_terms_of(focus)
+        ranked = {s: ordered([c for c in live if c.section == s], focus_terms) for s in SECTIONS}
+        rendered = render(ranked, budget_tokens, gone, found.unclassified)
+        if self._drops.get(user_id, 0) == drops:
+            self._served[user_id] = {"served_at": utc_now(), "budget_tokens": budget_tokens, "focus": focus,
+                                     **rendered}
+            self._served.move_to_end(user_id)
+            while len(self._served) > SERVED_USERS:
+                self._served.popitem(last=False)
+        return {"user_id": user_id, **rendered}
+
+    def last_served(self, user_id: int) -> dict[str, Any] | None:
+        """The last block this process served the user, with its diagnostics; None if none since
+        start-up or since the user's data last changed around the write path."""
+        return self._served.get(user_id)
+
+    def forget_served(self, user_id: int) -> None:
+        self._served.pop(user_id, None)
+        self._drops[user_id] = self._drops.get(user_id, 0) + 1
+
+    async def _gather(self, user_id: int) -> Gathered:
+        found = Gathered()
+        gather.profile_candidates(await self._profiles.get(user_id), found)
+        await gather.event_candidates(self._db, user_id, found)
+        await gather.choice_candidates(self._db, user_id, found)
+        for memory_type in ("insight", "feedback"):
+            rows = await self._memories.query(user_id, None, None, memory_type, None, None, gather.MEMORIES_READ)
+            gather.memory_candidates(rows["memories"], found)
+        await self._writer.settle(user_id)  # as get_playlists: heads a failed write left behind, rolled forward
+        await gather.playlist_candidates(self._db, user_id, found)
+        due = await self._followups.open_followups(user_id, gather.FOLLOWUPS_READ)
+        gather.followup_candidates(due["followups"], found)
+        return found

@@ -1,0 +1,1 @@
+"""The user's control over their memory: switches, inspect, explain, forget."""

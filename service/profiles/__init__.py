@@ -1,0 +1,1 @@
+"""The taste profile and what the user said: merge-patched profile, preference events, choices, supersession."""

@@ -1,0 +1,1 @@
+"""The embedded engine: mongomock in process, made durable by a SQLite journal."""

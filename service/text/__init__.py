@@ -1,0 +1,1 @@
+"""Text analysis shared by search, tracks and memories: folding, words, stems, entities."""

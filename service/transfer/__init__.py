@@ -1,0 +1,1 @@
+"""Export of everything stored for a user, and import of an export back."""

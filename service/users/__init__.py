@@ -1,0 +1,1 @@
+"""Users as a whole: who has data, per-user counters, hard deletion."""

@@ -1,0 +1,1 @@
+"""The one call pipeline every tool, resource, prompt and page call passes."""

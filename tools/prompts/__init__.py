@@ -1,0 +1,1 @@
+"""The playbook prompts: texts, arguments, registration."""

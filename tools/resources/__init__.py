@@ -1,0 +1,1 @@
+"""The read-only memory:// resources and subscriptions to them."""

@@ -1,0 +1,1 @@
+"""Every tool's declaration: name, title, description, hints, access and its adapter."""
