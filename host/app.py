@@ -30,7 +30,8 @@ from service.settings import LOOPBACK_HOSTS, Settings
 from host.running import ServiceHolder, background_work, running_service
 from tools.server import create_mcp_server
 from tools.calls.identity import BearerTokens, StoreTokenVerifier
-from tools.server import CallPolicy, tool_calls
+from tools.calls.policy import CallPolicy
+from tools.server import tool_calls
 from tools.resources.subscriptions import Subscriptions
 from ui.routes import ui_routes
 from ui.api import SessionIdentity
@@ -156,7 +157,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
                 log.warning("no tokens in %s: open to any local caller on %s (loopback only)",
                             settings.tokens_path, settings.host)
             log.info("taste memory ready on %s (%s store); search by meaning: %s", settings.transport,
-                     holder().database.engine, holder().meaning_model or "off")
+                     holder().database.engine, holder().search.meaning_model or "off")
             if settings.ui == "on":
                 host = f"[{settings.host}]" if ":" in settings.host else settings.host
                 log.info("memory page at http://%s:%d/ui/", host, settings.port)
@@ -172,7 +173,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
         body: dict[str, Any] = {"status": "ready" if ready else "unavailable"}
         if service is not None:
             body["engine"] = service.database.engine
-            body["search_by_meaning"] = service.meaning_model or "off"
+            body["search_by_meaning"] = service.search.meaning_model or "off"
         return JSONResponse(body, status_code=200 if ready else 503)
 
     async def metrics_endpoint(request: Request) -> Response:

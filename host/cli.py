@@ -117,7 +117,7 @@ def serve(
 async def _serve_stdio(settings: Settings) -> None:
     from tools.server import create_mcp_server
     from tools.calls.identity import StdioIdentity
-    from tools.server import CallPolicy
+    from tools.calls.policy import CallPolicy
 
     holder = ServiceHolder()
     policy = CallPolicy(identity=StdioIdentity(settings.stdio_user_ids))
@@ -157,8 +157,8 @@ def seed(user_id: UserId = 1, data_dir: DataDir = None, mongodb_uri: MongoUri = 
     configure_logging("WARNING")
 
     async def work(service: Any) -> dict[str, Any]:
-        before = await service.get_profile(user_id)
-        after = await service.update_profile(user_id, seed_profile(), "Seed profile from PRD §11", "user", True)
+        before = await service.profiles.get(user_id)
+        after = await service.profiles.update(user_id, seed_profile(), "Seed profile from PRD §11", "user", True)
         return {"changed": after["version"] != before["version"], "version": after["version"]}
 
     outcome = _run(settings, work, "seed")
@@ -186,7 +186,7 @@ def export_command(
                 counts[section] = counts.get(section, 0) + 1
                 progress.update(task, description=", ".join(f"{n} {s}" for s, n in counts.items()))
 
-            data = await service.export_everything(user_id, tick)
+            data = await service.transfer.export_all(user_id, tick)
         return {"user_id": user_id, "exported_at": data["as_of"], "data": data}
 
     document = _run(settings, work, "export")
@@ -214,7 +214,7 @@ def import_command(
     if not isinstance(target, int):
         _fail("the export names no user_id; pass --user-id")
     parts = [d["data"] if "data" in d else d for d in documents]
-    counts = _run(settings, lambda service: service.import_user_data(parts, target), "import")
+    counts = _run(settings, lambda service: service.transfer.import_counts(parts, target), "import")
     err.print(f"imported for user {target}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
 

@@ -49,7 +49,7 @@ async def running_service(settings: Settings, holder: ServiceHolder,
             yield service
         finally:
             holder.service = None
-            await service.controls.close()
+            await service.close()
 
 
 @contextlib.asynccontextmanager

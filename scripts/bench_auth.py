@@ -119,12 +119,12 @@ async def write_path_rows(calls: int) -> list[tuple[str, list[float], list[float
 
     async def measure(service: MemoryService) -> tuple[list[float], list[float]]:
         arguments = {"user_id": USER, "playlist_id": "benchplaylist01", "name": "b", "track_ids": [track(0)]}
-        await service.log_playlist_create(arguments, None)
+        await service.playlists.create(arguments, None)
         hook = service.database.history.on_change
 
         async def mutate(i: int) -> None:
             with acting_as(CallOrigin("bench", "memory.log_playlist_mutation", new_request_id())):
-                await service.log_playlist_mutation({"user_id": USER, "playlist_id": "benchplaylist01",
+                await service.playlists.mutate({"user_id": USER, "playlist_id": "benchplaylist01",
                                                      "type": "ADD_TRACKS", "payload": {"track_ids": [track(i)]}},
                                                     None)
 
@@ -153,7 +153,7 @@ async def audit_query_rows(sizes: list[int]) -> list[tuple[str, list[float]]]:
                                    "operation": "update", "user_id": 1 + n % 8, "playlist_id": f"playlist{n % 500:06d}",
                                    "document_key": "k", "tool": "memory.log_playlist_mutation",
                                    "request_id": entry_id, "principal": "tok", "via": "write_path"}
-            return await timed(lambda i: service.audit(USER, None, None, None, 100, None), 20, 2)
+            return await timed(lambda i: service.audit.entries(USER, None, None, None, 100, None), 20, 2)
 
         rows.append((f"ops.audit, 100 newest of one user, {size:,} entries (in process)", await in_process(measure)))
     return rows

@@ -39,7 +39,7 @@ async def seed(service, user: int, playlists: int, tracks: int, events: int, rng
     for p in range(playlists):
         moment = start + timedelta(days=rng.uniform(0, 200))
         current = rng.sample(pool, tracks)
-        await service.log_playlist_create({"user_id": user, "playlist_id": playlist(user * 1000 + p),
+        await service.playlists.create({"user_id": user, "playlist_id": playlist(user * 1000 + p),
                                            "name": f"Mix {p}", "track_ids": current}, moment)
         for _ in range(events):
             moment += timedelta(hours=rng.uniform(1, 96))
@@ -53,10 +53,10 @@ async def seed(service, user: int, playlists: int, tracks: int, events: int, rng
             else:
                 payload = {"track_ids": rng.sample(current, len(current))}
                 current = payload["track_ids"]
-            await service.log_playlist_mutation({"user_id": user, "playlist_id": playlist(user * 1000 + p),
+            await service.playlists.mutate({"user_id": user, "playlist_id": playlist(user * 1000 + p),
                                                  "type": kind, "payload": payload}, moment)
     for n in range(200):
-        await service.append_preference_event(user, rng.choice(["rule", "dislike", "feedback", "like"]),
+        await service.profiles.append_event(user, rng.choice(["rule", "dislike", "feedback", "like"]),
                                               {"raw_text": rng.choice(RULES)}, "user", start + timedelta(days=n))
 
 

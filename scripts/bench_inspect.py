@@ -30,7 +30,7 @@ async def main(events: int) -> None:
             await call.ok("memory_update_profile", {"user_id": 1, "create_if_missing": True, "patch": {
                 "likes": {"artists": [f"Band {i}" for i in range(190)]}, "rules": {"max_tracks_per_artist": 2}}})
             for _ in range(events):  # the service's write path, without the MCP round trip
-                await call.service.append_preference_event(
+                await call.service.profiles.append_event(
                     1, rng.choice(["like", "dislike", "feedback"]),
                     {"artist": f"Band {rng.randrange(300)}", "raw_text": f"i like band {rng.randrange(300)} a lot"},
                     "user", None)

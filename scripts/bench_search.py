@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Search benchmark: ``MemoryService.search`` in process at 1k, 10k and 50k items of one user, with
+"""Search benchmark: ``SearchEngine.search`` in process at 1k, 10k and 50k items of one user, with
 search by meaning on and off (issue 14): latency over the existing labelled queries and over the
 paraphrases, MRR/top-5 of each, the start-up index build (lexical and embedding parts, the longest
 event-loop stall), RSS, the cost of writes and of embedding what they noted, the model's load.
@@ -63,7 +63,7 @@ def f(value: float | None, digits: int = 2) -> str:
 
 def print_tables(rows: list[dict[str, Any]], loads: list[dict[str, float]], args: argparse.Namespace) -> None:
     mode = {True: "on", False: "off"}
-    print("\nLatency of MemoryService.search (limit 25), ms; each query set timed on its own; "
+    print("\nLatency of SearchEngine.search (limit 25), ms; each query set timed on its own; "
           f"{args.repeat} passes per set, no warm-up pass. MRR and top-5: one pass, limit 10.\n")
     print("| items (one user) | semantic | query set | searches | p50 | p95 | p99 | max | MRR | top-5 |")
     print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """memory_get_playlist_timeline (issue 16) on one large playlist, through the in-process MCP client.
 
-The playlist is built through the service's own write path (``MemoryService.log_playlist_mutation``,
+The playlist is built through the service's own write path (``PlaylistService.mutate``,
 the function the tool calls, without the MCP round trip): created with 5,000 tracks, then 10,000
 mutations a minute apart: ADD_TRACKS of 1-3 new tracks (45%), REMOVE_TRACKS of 1-3 present ones
 (45%), REORDER of the whole list (5%), UPDATE_META (5%), so it stays near 5,000 tracks and its
@@ -61,7 +61,7 @@ async def main(tracks: int, events: int, repeat: int) -> None:
                     kind, payload = "REORDER", {"track_ids": list(current)}
                 else:
                     kind, payload = "UPDATE_META", {"name": f"Big {n}"}
-                await call.service.log_playlist_mutation(
+                await call.service.playlists.mutate(
                     {"user_id": 1, "playlist_id": pid, "type": kind, "payload": payload},
                     start + timedelta(minutes=n + 1))
             built = time.perf_counter() - built

@@ -53,7 +53,7 @@ class ByMeaning:
         self.service = service
 
     async def search(self, user_id: int, text: str, limit: int) -> list[dict[str, Any]]:
-        found = await self.service._search.meaning(user_id, text)
+        found = await self.service.search.meaning(user_id, text)
         ranked = sorted((found.similarity if found else {}).items(), key=lambda kv: (-kv[1], kv[0]))
         return [{"id": key[1]} for key, _ in ranked[:limit]]
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from mcp.client.client import Client
 
-from host.app import ServiceHolder, running_service
+from host.running import ServiceHolder, running_service
 from service.facade import MemoryService
 from service.settings import Settings
 from tools.server import create_mcp_server

@@ -11,8 +11,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from host.app import ServiceHolder, running_service
+from host.running import ServiceHolder, running_service
 from service.facade import MemoryService
+from service.playlists.service import PlaylistService
+from service.profiles.service import ProfileService
 from service.settings import Settings
 
 from .constants import ROOT, T0
@@ -49,8 +51,8 @@ class Loader:
 
     async def event(self, user: int, i: int, rng: random.Random, when: datetime) -> str:
         text, payload = preference_text(rng, i)
-        await _raw(MemoryService.append_preference_event)(
-            self.service, user, EVENT_TYPES[i % len(EVENT_TYPES)], payload, "user", when)
+        await _raw(ProfileService.append_event)(
+            self.service.profiles, user, EVENT_TYPES[i % len(EVENT_TYPES)], payload, "user", when)
         await self.tick()
         return text
 
@@ -69,7 +71,7 @@ class Loader:
             "seed_context": {"days": 30, "top_artists": [artist(rng.randrange(ARTISTS)) for _ in range(3)],
                              "genres": rng.sample(GENRES, 2)},
         }
-        await _raw(MemoryService.log_playlist_create)(self.service, arguments, start)
+        await _raw(PlaylistService.create)(self.service.playlists, arguments, start)
         await self.tick()
         log = [{"type": "CREATE", "timestamp": start, **{k: v for k, v in arguments.items() if k != "user_id"}}]
         generator = MutationGenerator(rng, first, user * 10_000_000 + n * 100_000 + 50_000)
@@ -80,11 +82,11 @@ class Loader:
             when = start + step * (i + 1)
             mutation = {"user_id": user, "playlist_id": arguments["playlist_id"], "type": kind, "payload": payload}
             if timings is None:
-                await _raw(MemoryService.log_playlist_mutation)(self.service, mutation, when)
+                await _raw(PlaylistService.mutate)(self.service.playlists, mutation, when)
                 await self.tick()
             else:
                 began = time.perf_counter()
-                await self.service.log_playlist_mutation(mutation, when)
+                await self.service.playlists.mutate(mutation, when)
                 timings.append((time.perf_counter() - began) * 1000)
             log.append({"type": kind, "timestamp": when, "payload": payload})
         self.last_generator = generator
@@ -93,7 +95,7 @@ class Loader:
     async def user(self, user: int, size: UserSize, seed: int) -> None:
         """A realistic user: the PRD example profile, preference events, playlists with histories."""
         rng = random.Random(seed)
-        await _raw(MemoryService.update_profile)(self.service, user, self.profile, "seed", "user", True)
+        await _raw(ProfileService.update)(self.service.profiles, user, self.profile, "seed", "user", True)
         for i in range(size.events):
             await self.event(user, i, rng, T0 + timedelta(minutes=i))
         for n in range(size.playlists):
@@ -103,7 +105,7 @@ class Loader:
         """A small user: a short profile, two preference events, one 10-track playlist."""
         rng = random.Random(user)
         patch = {"core_genres": rng.sample(GENRES, 2), "energy_preferences": {"default": rng.choice(MOODS)}}
-        await _raw(MemoryService.update_profile)(self.service, user, patch, "seed", "user", True)
+        await _raw(ProfileService.update)(self.service.profiles, user, patch, "seed", "user", True)
         for i in range(2):
             await self.event(user, i, rng, T0 + timedelta(minutes=i))
         await self.playlist(user, 0, 10, 0, rng, T0 + timedelta(days=1))

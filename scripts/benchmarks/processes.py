@@ -20,7 +20,7 @@ from mcp.client.sse import sse_client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT
 
-from host.app import ServiceHolder, running_service
+from host.running import ServiceHolder, running_service
 from service.facade import MemoryService
 from service.settings import Settings
 from tools.server import create_mcp_server

@@ -126,7 +126,7 @@ async def timed_searches(service: MemoryService, queries: list[tuple[str, str, s
     for _ in range(repeat):
         for query, _, _ in queries:
             started = time.perf_counter()
-            await service.search(MAIN_USER, query, 25)
+            await service.search.search(MAIN_USER, query, 25)
             timings.append((time.perf_counter() - started) * 1000)
     return timings
 
@@ -137,17 +137,17 @@ async def timed_writes(service: MemoryService, writes: int) -> dict[str, Any]:
     for i in range(writes):
         text = f"Loved the mellow synthpop of artist{i:05d}x while cooking"
         started = time.perf_counter()
-        await service.append_preference_event(MAIN_USER, "note", {"raw_text": text}, "user", None)
+        await service.profiles.append_event(MAIN_USER, "note", {"raw_text": text}, "user", None)
         appends.append((time.perf_counter() - started) * 1000)
     for i in range(max(1, writes // 4)):
         arguments = {"user_id": MAIN_USER, "playlist_id": f"bench-{i:05d}", "name": f"Rainy Sunday {i} mixtape{i}z",
                      "description": "Slow piano and soft vocals for grey mornings", "intent_tags": ["calm", "rain"],
                      "track_ids": [f"spotifytrack{i * 10 + k:012d}" for k in range(10)], "seed_context": {}}
         started = time.perf_counter()
-        await service.log_playlist_create(arguments, None)
+        await service.playlists.create(arguments, None)
         creates.append((time.perf_counter() - started) * 1000)
     out: dict[str, Any] = {"append": summary(appends), "create": summary(creates)}
-    index = service._search.held_index(MAIN_USER)
+    index = service.search.held_index(MAIN_USER)
     meaning = index.meaning if index is not None else None
     if meaning is not None:
         noted = meaning.pending
@@ -159,7 +159,7 @@ async def timed_writes(service: MemoryService, writes: int) -> dict[str, Any]:
         singles = []
         for i in range(max(5, writes // 10)):
             text = f"Another note about band{i:05d}y and the mellow synthpop"
-            await service.append_preference_event(MAIN_USER, "note", {"raw_text": text}, "user", None)
+            await service.profiles.append_event(MAIN_USER, "note", {"raw_text": text}, "user", None)
             started = time.perf_counter()
             meaning.flush()
             singles.append((time.perf_counter() - started) * 1000)
@@ -192,7 +192,7 @@ async def measure(size: int, semantic: bool, repeat: int, writes: int) -> dict[s
             entries, seconds, row["stall_ms"], embedding = await build_with_ticker(service)
             row.update(entries=entries, build_s=seconds, embed_s=sum(embedding), rss_built=rss_mb(),
                        hwm_built=rss_mb("VmHWM"))
-            index = service._search.held_index(MAIN_USER)
+            index = service.search.held_index(MAIN_USER)
             if index is not None and index.meaning is not None:
                 sets = index.meaning.entries  # one VectorSet, or one per kind
                 sets = list(sets.values()) if isinstance(sets, dict) else [sets]

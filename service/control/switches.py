@@ -7,28 +7,21 @@
   ``until``); reads work.
 - The switch tools themselves, and deleting data, always work: removing data is never refused.
 
-"As for a user with no data" is computed, not imitated: a disabled user's read runs against an
-empty twin of the service (an in-memory embedded store, made on first use), so every read tool,
-present or future, answers exactly what it answers for a user it has never seen.
+"As for a user with no data" is computed, not imitated: the call pipeline runs a disabled user's
+read on the facade's empty twin (``MemoryService.empty_twin``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import tempfile
 from datetime import datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from service.audit.origin import written_by
 from service.errors import MemoryDisabled, MemoryPaused
 from service.settings import Settings
-from service.storage.database import Database, open_database
+from service.storage.database import Database
 from service.timeutil import as_utc, utc_now
 from service.storage.units import unit_of_work
-
-if TYPE_CHECKING:
-    from service.facade import MemoryService
 
 # What ``memory_status`` counts: (name in the answer, collection).
 COUNTED = (("preference_events", "preference_events"), ("playlists", "playlists"), ("tracks", "tracks"),
@@ -39,8 +32,6 @@ class Controls:
     def __init__(self, db: Database, settings: Settings) -> None:
         self._db = db
         self.settings = settings
-        self._twin: MemoryService | None = None
-        self._twin_stack = contextlib.AsyncExitStack()
 
     async def state(self, user_id: int) -> dict[str, Any]:
         """``{enabled, paused_until}``: the pause only while it lasts."""
@@ -85,18 +76,3 @@ class Controls:
 
     async def hides_reads(self, user_id: int) -> bool:
         return not (await self.state(user_id))["enabled"]
-
-    async def empty_twin(self) -> MemoryService:
-        """A service over an empty in-memory store: what reads answer for a user with no data."""
-        if self._twin is None:
-            from service.facade import MemoryService  # the facade holds this object: import on use
-
-            folder = Path(self._twin_stack.enter_context(tempfile.TemporaryDirectory(prefix="tm-empty-")))
-            settings = self.settings.model_copy(update={"mongodb_uri": None, "data_dir": folder, "journal": False})
-            db = await self._twin_stack.enter_async_context(open_database(settings))
-            self._twin = MemoryService(db, settings)
-        return self._twin
-
-    async def close(self) -> None:
-        self._twin = None
-        await self._twin_stack.aclose()

@@ -139,7 +139,7 @@ def tally(events: Iterable[dict[str, Any]]) -> dict[tuple[str, str], Standing]:
 
 class Choices:
     """``memory_record_choice``: validated, then written by the facade's own preference-event write
-    (``MemoryService.append_preference_event``: size limit, audit, counters, search index)."""
+    (``ProfileService.append_event``: size limit, audit, counters, search index)."""
 
     def __init__(self, append_event: Any) -> None:
         self._append_event = append_event

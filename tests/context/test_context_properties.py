@@ -25,7 +25,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from host.app import ServiceHolder, running_service
+from host.running import ServiceHolder, running_service
 from service.context.quoting import CLOSE, NOTHING, NOTHING_FITS, OPEN, estimate_tokens, quote
 from service.facade import MemoryService
 from tests.support import playlist, track
@@ -76,21 +76,21 @@ async def build(service: MemoryService, store: dict[str, Any]) -> dict[int, str]
     profile = {k: v for k, v in store["profile"].items() if k != "odd_key"}
     key, value = store["profile"]["odd_key"]
     profile[key] = value
-    await service.update_profile(USER, profile, None, "user", True)
+    await service.profiles.update(USER, profile, None, "user", True)
     ids = {}
     for n, e in enumerate(store["events"]):
         payload: dict[str, Any] = {"raw_text": f"[e{n}] {e['text']}"}
         if e["field"] is not None:
             names = ARTISTS[e["group"]]
             payload[e["field"]] = names[e["spelling"] % len(names)]
-        answer = await service.append_preference_event(USER, e["type"], payload, "user", moment(e["day"], n))
+        answer = await service.profiles.append_event(USER, e["type"], payload, "user", moment(e["day"], n))
         ids[n] = answer["event_id"]
     for n, m in enumerate(store["memories"]):
         metadata = {"sentiment": "positive" if m["positive"] else "negative"} if m["type"] == "feedback" else {}
         await service.memories.add(USER, m["type"], [f"band {m['entity']}"], f"[m{n}] {m['text']}", m["importance"],
                                    metadata, moment(m["day"], n), False)
     for n, p in enumerate(store["playlists"]):
-        await service.log_playlist_create({"user_id": USER, "playlist_id": playlist(n), "name": f"[p{n}] {p['name']}",
+        await service.playlists.create({"user_id": USER, "playlist_id": playlist(n), "name": f"[p{n}] {p['name']}",
                                            "track_ids": [track(n)], "intent_tags": p["tags"]}, moment(p["day"], n))
     return ids
 

@@ -23,7 +23,7 @@ UNTIL = "2099-01-01T00:00:00.000Z"
 
 async def _stored(call: Caller) -> dict[str, Any]:
     """Everything stored for the user, read past the switches (the facade, as the CLI export)."""
-    data = await call.service.export_everything(USER)
+    data = await call.service.transfer.export_all(USER)
     data.pop("as_of")
     data.pop("memory_controls")  # the switches themselves: what they guard is the rest
     return data
@@ -129,11 +129,11 @@ async def test_the_switches_travel_with_an_export(settings: Settings) -> None:
         await _seed(call)
         await call.ok("memory_pause", {"user_id": USER, "until": UNTIL})
         await call.ok("memory_set_enabled", {"user_id": USER, "enabled": False})
-        exported = await call.service.export_everything(USER)
+        exported = await call.service.transfer.export_all(USER)
         assert [{k: v for k, v in c.items() if k != "updated_at"} for c in exported["memory_controls"]] == [
             {"enabled": False, "paused_until": UNTIL}]
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
-        await call.service.import_user_data([exported], 7)
+        await call.service.transfer.import_counts([exported], 7)
         copied = await call.ok("memory_status", {"user_id": 7})
         assert (copied["enabled"], copied["paused_until"]) == (False, UNTIL)
         assert (await call.ok("memory_get_profile", {"user_id": 7}))["version"] == 0  # off: reads as empty

@@ -78,7 +78,7 @@ async def _visible(call: Caller, user: int, marker: str) -> str:
          if k != "path"},  # (the answer repeats the subject asked about)
         await call("memory_explain", {"user_id": user, "path": "/note"}),  # NOT_FOUND once it is forgotten
         await call.ok("memory_inspect", {"user_id": user}),
-        await call.service.export_everything(user),
+        await call.service.transfer.export_all(user),
     ]
     return json.dumps(seen, default=str).lower()
 
@@ -146,7 +146,7 @@ async def test_profile_field_forget_is_a_new_version_and_history_keeps_no_value(
         assert after["version"] == before["version"] + 2
         assert after["profile"]["rules"] == {} and after["profile"]["avoid"] == ["kazoo"]
         assert after["profile"]["note"] == mark("profile_field", USER)
-        history = (await call.service.export_everything(USER))["profile"]["history"]
+        history = (await call.service.transfer.export_all(USER))["profile"]["history"]
         text = json.dumps(history, default=str)
         assert "max_tracks_per_artist\": 2" not in text and "polka" not in text
         assert history[-2]["patch"] == {"rules": {"max_tracks_per_artist": None}}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from host.app import ServiceHolder, background_work, running_service
+from host.running import ServiceHolder, background_work, running_service
 from service.errors import StorageUnavailable
 from service.memories.aging import RULE_GIST, aging_periodically
 from service.settings import Settings

@@ -162,7 +162,7 @@ async def test_search_finds_memories_and_export_import_delete_keep_or_remove_the
         assert await call.service.database.memories.count_documents({"user_id": ALICE}) == 0
         empty = (await call.ok("memory_export_user_data", {"user_id": ALICE}))["data"]
         assert empty["memories"] == [] and empty["plays"] == [] and empty["memory_aging"] == []
-        counts = await call.service.import_user_data([exported], ALICE)
+        counts = await call.service.transfer.import_counts([exported], ALICE)
         assert counts["memories"] == 5
         after = await call.ok("memory_query", {"user_id": ALICE, "limit": 50})
         assert [m | {"days_ago": 0} for m in after["memories"]] == [m | {"days_ago": 0} for m in before["memories"]]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from host.app import ServiceHolder, running_service
+from host.running import ServiceHolder, running_service
 from service.ledger.keys import head_id
 from service.memories.keys import memory_key
 from service.settings import Settings

@@ -11,7 +11,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from host.app import ServiceHolder, running_service
+from host.running import ServiceHolder, running_service
 from service.facade import MemoryService
 from service.settings import Settings
 from tests.support import Caller, connected
@@ -108,7 +108,7 @@ async def test_stored_marks_follow_the_rule_over_any_sequence(settings: Settings
         for step in steps:
             if step[0] == "append":
                 _, kind, subject, moment = step
-                result = await service.append_preference_event(user, kind, SUBJECTS[subject][0], "user",
+                result = await service.profiles.append_event(user, kind, SUBJECTS[subject][0], "user",
                                                                MOMENTS[moment])
                 remaining.append((result["event_id"], kind, SUBJECTS[subject][1], moment))
             elif remaining:

@@ -17,11 +17,11 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from mcp_types import ResourceUpdatedNotification
 
-from host.app import ServiceHolder, running_service
+from host.running import ServiceHolder, running_service
 from service.settings import Settings
 from tests.support import Caller, playlist, track
 from tools.server import create_mcp_server
-from tools.server import CallPolicy
+from tools.calls.policy import CallPolicy
 
 USER, OTHER = 1, 2
 MINE = playlist(1)

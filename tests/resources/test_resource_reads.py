@@ -16,7 +16,7 @@ from tests.resources.support import (
     MINE, OTHER, T_BETWEEN, USER, memory_server, refusal, seed, session, uri, without_uri,
 )
 from tests.support import playlist, track
-from tools.server import CallPolicy
+from tools.calls.policy import CallPolicy
 from tools.resources.reading import CONTEXT_BUDGET_TOKENS, PLAYLISTS_LIMIT
 
 TEMPLATES = {

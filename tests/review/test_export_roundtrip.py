@@ -45,9 +45,9 @@ async def test_export_delete_import_round_trip_keeps_id_keys(settings: Any) -> N
         await _write(call)
         before_profile = await call.ok("memory_get_profile", {"user_id": USER})
         before_playlist = await call.ok("memory_get_playlist", {"user_id": USER, "playlist_id": PID})
-        exported = await call.service.export_everything(USER)
+        exported = await call.service.transfer.export_all(USER)
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
-        await call.service.import_user_data([exported], USER)
+        await call.service.transfer.import_counts([exported], USER)
         after_profile = await call.ok("memory_get_profile", {"user_id": USER})
         after_playlist = await call.ok("memory_get_playlist", {"user_id": USER, "playlist_id": PID})
     assert after_profile["profile"] == before_profile["profile"]

@@ -235,14 +235,14 @@ async def load(service: Any, corpus: Corpus) -> dict[str, str]:
     """Write the corpus through ``MemoryService``; return anchor key → id (playlists, events, profile)."""
     ids: dict[str, str] = dict(corpus.anchor_playlists)
     for user_id, profile in corpus.profiles.items():
-        await service.update_profile(user_id, profile, "corpus", "user", True)
+        await service.profiles.update(user_id, profile, "corpus", "user", True)
     for user_id, playlists in corpus.playlists.items():
         for arguments in playlists:
             body = {k: v for k, v in arguments.items() if k != "created_at"}
-            await service.log_playlist_create(body, arguments["created_at"])
+            await service.playlists.create(body, arguments["created_at"])
     for user_id, events in corpus.events.items():
         for event in events:
-            result = await service.append_preference_event(
+            result = await service.profiles.append_event(
                 user_id, event["type"], event["payload"], "user", event["timestamp"]
             )
             if event["key"] and user_id == MAIN_USER:

@@ -14,7 +14,7 @@ async def evaluate(service: Any, ids: dict[str, str], limit: int = 10,
     by_category: dict[str, list[int | None]] = defaultdict(list)
     misses = []
     for query, key, category in queries:
-        hits = await service.search(MAIN_USER, query, limit)
+        hits = await service.search.search(MAIN_USER, query, limit)
         ranks = [i + 1 for i, hit in enumerate(hits) if hit["id"] == ids[key]]
         rank = ranks[0] if ranks else None
         by_category[category].append(rank)

@@ -71,5 +71,5 @@ async def test_an_import_is_searchable_at_once(settings: Settings) -> None:
         exported = await call.ok("memory_export_user_data", {"user_id": 1})
         await call.ok("memory_delete_user_data", {"user_id": 1, "confirm": True})
         assert await _ids(call, 1, "theremin") == set()
-        await call.service.import_user_data([exported["data"]], 1)
+        await call.service.transfer.import_counts([exported["data"]], 1)
         assert playlist(1) in await _ids(call, 1, "theremin")

@@ -38,7 +38,7 @@ async def _ids(call, user_id: int, query: str, by_words: bool = False) -> set[st
 
 
 def _engine(call) -> SearchEngine:
-    return call.service._search
+    return call.service.search
 
 
 class _Gate:
@@ -109,8 +109,8 @@ async def test_writes_made_while_the_index_is_built_are_applied_to_it(embedded: 
         engine = _engine(call)
         gate = _Gate(engine)
         try:
-            first = asyncio.create_task(call.service.search(1, "marimba", 50))
-            second = asyncio.create_task(call.service.search(1, "celesta", 50))
+            first = asyncio.create_task(call.service.search.search(1, "marimba", 50))
+            second = asyncio.create_task(call.service.search.search(1, "celesta", 50))
             while not gate.reads:
                 await asyncio.sleep(0)
             # The build has read the events and waits; these writes are not in what it read.
@@ -139,7 +139,7 @@ async def test_a_user_deleted_while_the_index_is_built_is_not_indexed(embedded: 
         engine = _engine(call)
         gate = _Gate(engine)
         try:
-            pending = asyncio.create_task(call.service.search(1, "marimba", 50))
+            pending = asyncio.create_task(call.service.search.search(1, "marimba", 50))
             while not gate.reads:
                 await asyncio.sleep(0)
             await call.ok("memory_delete_user_data", {"user_id": 1, "confirm": True})

@@ -72,7 +72,7 @@ async def test_meaning_lifts_paraphrases_and_keeps_the_labelled_set(settings: Se
     # A second service on the same data directory reads the store again, meaning switched off.
     async with connected(settings.model_copy(update={"semantic_search": "off"})) as call:
         lexical = await evaluate(call.service, ids, queries=PARAPHRASES)
-        assert (await call.service.search(1, "nightwish", 1))[0]["id"] == ids["nightwish"]  # the data is there
+        assert (await call.service.search.search(1, "nightwish", 1))[0]["id"] == ids["nightwish"]  # the data is there
     for title, report in (("existing set, meaning on", existing), ("paraphrases, meaning on", paraphrased),
                           ("paraphrases, meaning off", lexical)):
         print(f"\n{title}\n{table(report)}")

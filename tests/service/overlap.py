@@ -5,7 +5,7 @@ whole call after another in round-robin order: both switch tasks at every call b
 race needs is two calls *in flight at once* — one entered the service facade before the other
 left it — and, to race on the ledger, a storage call of one landing between two storage calls of
 the other (between its read and its conditional write). ``observe_calls`` records exactly that:
-each facade method of ``MemoryService`` it wraps numbers its calls and marks their entry and
+each facade sub-service method it wraps numbers its calls and marks their entry and
 exit, and every storage call made at the storage boundary (``TrackedCollection._run``) is
 attributed to the call it runs for through a context variable.
 """
@@ -20,7 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-WRITE_METHODS = ("log_playlist_create", "log_playlist_mutation", "update_profile", "append_preference_event")
+# (sub-service of the facade, method): the PRD write tools' capabilities
+WRITE_METHODS = (("playlists", "create"), ("playlists", "mutate"), ("profiles", "update"), ("profiles", "append_event"))
 
 _current_call: contextvars.ContextVar[int | None] = contextvars.ContextVar("observed_call", default=None)
 
@@ -82,19 +83,22 @@ class CallLog:
 
 
 @contextlib.contextmanager
-def observe_calls(methods: tuple[str, ...] = WRITE_METHODS) -> Iterator[CallLog]:
-    """Record entry, exit and storage calls of the named ``MemoryService`` methods.
+def observe_calls(methods: tuple[tuple[str, str], ...] = WRITE_METHODS) -> Iterator[CallLog]:
+    """Record entry, exit and storage calls of the named sub-service methods.
 
     Enter it *outside* ``yielding_storage`` so a storage call is recorded when it really runs,
     after the pauses that wrapper inserts before it."""
-    from service.facade import MemoryService
+    from service.playlists.service import PlaylistService
+    from service.profiles.service import ProfileService
     from service.storage.collection import TrackedCollection
+
+    classes: dict[str, type] = {"playlists": PlaylistService, "profiles": ProfileService}
 
     assert hasattr(TrackedCollection, "_run"), (
         "the storage boundary moved: TrackedCollection._run is gone; point observe_calls at its successor")
     log = CallLog()
     numbers = itertools.count(1)
-    originals: dict[str, Any] = {name: getattr(MemoryService, name) for name in methods}
+    originals: dict[tuple[str, str], Any] = {(owner, name): getattr(classes[owner], name) for owner, name in methods}
     original_run = TrackedCollection._run
 
     def observed(name: str, method: Any) -> Any:
@@ -118,12 +122,12 @@ def observe_calls(methods: tuple[str, ...] = WRITE_METHODS) -> Iterator[CallLog]
             log.events.append(("storage", number))
         return await original_run(self, operation)
 
-    for name, method in originals.items():
-        setattr(MemoryService, name, observed(name, method))
+    for (owner, name), method in originals.items():
+        setattr(classes[owner], name, observed(f"{owner}.{name}", method))
     TrackedCollection._run = run  # type: ignore[method-assign]
     try:
         yield log
     finally:
         TrackedCollection._run = original_run  # type: ignore[method-assign]
-        for name, method in originals.items():
-            setattr(MemoryService, name, method)
+        for (owner, name), method in originals.items():
+            setattr(classes[owner], name, method)

@@ -94,17 +94,17 @@ async def service_writes(service: MemoryService, user_id: int) -> None:
     """Every kind of audited write: profile created and patched, a preference event, a playlist
     created (bucket 0), a mutation appended, one opening a new bucket, one appended to it."""
     with acting_as(origin("memory.update_profile")):
-        await service.update_profile(user_id, {"genres": {"like": ["shoegaze"]}}, "said so", "chat", True)
+        await service.profiles.update(user_id, {"genres": {"like": ["shoegaze"]}}, "said so", "chat", True)
     with acting_as(origin("memory.update_profile", "tok-bob")):
-        await service.update_profile(user_id, {"genres": {"avoid": ["eurodance"]}}, None, "chat", True)
+        await service.profiles.update(user_id, {"genres": {"avoid": ["eurodance"]}}, None, "chat", True)
     with acting_as(origin("memory.append_preference_event")):
-        await service.append_preference_event(user_id, "like", {"raw_text": "more fuzz"}, "chat", None)
+        await service.profiles.append_event(user_id, "like", {"raw_text": "more fuzz"}, "chat", None)
     with acting_as(origin("memory.log_playlist_create")):
-        await service.log_playlist_create(
+        await service.playlists.create(
             {"user_id": user_id, "playlist_id": PID, "name": "Fuzz", "track_ids": [track(1), track(2)]}, None)
     for n in (3, 4, 5):
         with acting_as(origin("memory.log_playlist_mutation")):
-            await service.log_playlist_mutation(
+            await service.playlists.mutate(
                 {"user_id": user_id, "playlist_id": PID, "type": "ADD_TRACKS", "payload": {"track_ids": [track(n)]}},
                 None)
 
@@ -298,13 +298,13 @@ async def test_a_tombstone_purges_the_entries_a_lagging_watcher_wrote_for_a_dele
     service = MemoryService(db, settings)
     for user_id in (U7, U8):
         with acting_as(origin("memory.append_preference_event")):
-            await service.append_preference_event(user_id, "like", {"raw_text": "fuzz"}, "chat", None)
+            await service.profiles.append_event(user_id, "like", {"raw_text": "fuzz"}, "chat", None)
     [old7] = await db.preference_events.find({"user_id": U7})
     [ev8] = await db.preference_events.find({"user_id": U8})
     with acting_as(origin("memory.delete_user_data")):
-        await service.delete_user_data(U7)
+        await service.users.delete(U7)
     with acting_as(origin("memory.append_preference_event")):
-        await service.append_preference_event(U7, "like", {"raw_text": "back again"}, "chat", None)
+        await service.profiles.append_event(U7, "like", {"raw_text": "back again"}, "chat", None)
     [new7] = await db.preference_events.find({"user_id": U7})
     [tomb] = await db.audit_log.find({"operation": TOMBSTONE})
     await db.audit_log.delete_many({"operation": {"$ne": TOMBSTONE}})  # the watcher has seen none of it
@@ -337,7 +337,7 @@ async def test_after_lost_history_a_deletion_in_the_gap_is_purged_again(store: t
         await db.audit_log.insert_one(entry)
     service = MemoryService(db, settings)
     with acting_as(origin("memory.append_preference_event")):
-        await service.append_preference_event(U7, "like", {"raw_text": "back again"}, "chat", None)
+        await service.profiles.append_event(U7, "like", {"raw_text": "back again"}, "chat", None)
     [again] = await db.audit_log.find({"via": "write_path"})
     await db.audit_log.delete_many({"via": "write_path"})
 

@@ -43,7 +43,7 @@ async def test_large_and_small_documents_come_back_exactly_after_restart(tmp_pat
                                                                    "payload": {"name": f"p{n} v{step}"}})
             expected[pid] = tracks
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["folk"]}, "source": "user"})
-        exported = await call.service.export_everything(1)
+        exported = await call.service.transfer.export_all(1)
     split = {key for key, field in rows_of(settings.data_dir, "playlists") if field}
     whole = {key for key, field in rows_of(settings.data_dir, "playlists") if not field}
     assert json.dumps(f"1:{playlist(1)}") in split and json.dumps(f"1:{playlist(0)}") in whole
@@ -54,7 +54,7 @@ async def test_large_and_small_documents_come_back_exactly_after_restart(tmp_pat
             assert rebuilt["track_ids"] == tracks
             shown = await call.ok("memory_get_playlist", {"user_id": 1, "playlist_id": pid})
             assert shown["playlist"]["name"] == f"p{pid[-1]} v9"
-        again = await call.service.export_everything(1)
+        again = await call.service.transfer.export_all(1)
     assert {k: v for k, v in again.items() if k != "as_of"} == {k: v for k, v in exported.items() if k != "as_of"}
 
 
@@ -87,7 +87,7 @@ async def test_a_journal_of_whole_documents_is_converted_on_open(tmp_path: Path)
         await call.ok("memory_update_profile", {"user_id": 3, "patch": {"mood": "calm"}, "source": "user"})
         await call.ok("memory_log_playlist_create", {"user_id": 3, "playlist_id": playlist(3), "name": "old",
                                                      "track_ids": [track(i) for i in range(BIG)]})
-        before = await call.service.export_everything(3)
+        before = await call.service.transfer.export_all(3)
     # Rewrite the file as the previous journal format had it: one BSON row per document.
     path = settings.data_dir / "memory.sqlite3"
     async with connected(settings) as call:
@@ -100,7 +100,7 @@ async def test_a_journal_of_whole_documents_is_converted_on_open(tmp_path: Path)
                        [(name, json.dumps(doc["_id"]), bson.encode(doc)) for name, docs in documents.items()
                         for doc in docs])
     async with connected(settings) as call:
-        after = await call.service.export_everything(3)
+        after = await call.service.transfer.export_all(3)
         listed = await call.ok("ops_list_users", {})
     assert {k: v for k, v in after.items() if k != "as_of"} == {k: v for k, v in before.items() if k != "as_of"}
     assert [(u["user_id"], u["playlist_count"]) for u in listed["users"]] == [(3, 1)]

@@ -197,7 +197,7 @@ async def test_moves_match_the_reference_model(settings_factory: Any, drawn: dic
             cursor = data["continuation"]["next_cursor"]
             if cursor is None:
                 break
-        await call.service.import_user_data(parts, COPY_USER)
+        await call.service.transfer.import_counts(parts, COPY_USER)
         for at_ms in moments[::3] + [model.times[-1]]:
             expected = model.at(at_ms)
             if expected is not None:

@@ -70,19 +70,19 @@ async def test_counts_stay_exact_through_writes_deletes_and_imports(settings: Se
         await call.ok("memory_update_profile", {"user_id": 1, "patch": profile, "source": "user"})
         assert (await listed(call))[0][1] == version
 
-        exported = await call.service.export_everything(2)
+        exported = await call.service.transfer.export_all(2)
         await call.ok("memory_delete_user_data", {"user_id": 2, "confirm": True})
         assert [row[0] for row in await listed(call)] == [1, 3]
         assert await listed(call) == await recount(call.service)
 
-        await call.service.import_user_data([exported], 2)
+        await call.service.transfer.import_counts([exported], 2)
         assert [row[0] for row in await listed(call)] == [1, 2, 3]
         assert await listed(call) == await recount(call.service)
 
         await random_writes(call, rng, [2, 4], 30, first=500)
         assert await listed(call) == await recount(call.service)
         # A user token sees only its users; the counters do not depend on who asks.
-        assert [u["user_id"] for u in await call.service.list_users(200, {2, 4, 99})] == [2, 4]
+        assert [u["user_id"] for u in await call.service.users.listed(200, {2, 4, 99})] == [2, 4]
 
 
 async def interrupted_writes(service: MemoryService, user: int) -> None:

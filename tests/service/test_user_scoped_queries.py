@@ -444,12 +444,12 @@ async def _export_delete_import(call: RecordingCaller, recorder: Recorder, servi
             break
     assert len(parts) > 3 and any(p["chunks"] for p in parts)
     with recorder.during("cli: memory-service export"):
-        await service.export_everything(USER)
+        await service.transfer.export_all(USER)
     await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
     empty = (await call.ok("memory_export_user_data", {"user_id": USER}))["data"]
     assert empty["profile"] is None and not empty["playlists"]
     with recorder.during("cli: memory-service import"):
-        counts = await service.import_user_data(parts, USER)
+        counts = await service.transfer.import_counts(parts, USER)
     assert counts["playlists"] == 7  # six logged, one forked
     replaced = await call.ok("memory_import_user_data", {"user_id": USER, "data": parts, "confirm": True,
                                                           "replace": True})

@@ -98,7 +98,7 @@ def same_user(value: Any, user: int) -> Any:
 async def comparable_export(call: Caller, user: int) -> dict[str, Any]:
     """The user's whole export (one document, whatever the part size) without the moment it was
     taken (``as_of``) and the paging (``continuation``, ``chunks``), its user ids written as "U"."""
-    data = copy.deepcopy(await call.service.export_everything(user))
+    data = copy.deepcopy(await call.service.transfer.export_all(user))
     for moment in ("as_of", "continuation", "chunks"):
         data.pop(moment, None)
     return same_user(data, user)

@@ -111,7 +111,7 @@ async def test_replace_swaps_a_users_data_and_only_with_replace(settings: Settin
         error = await call.error("memory_import_user_data", {"user_id": ALICE, "data": data, "confirm": True,
                                                              "replace": True}, "CONFLICT")
         assert error["details"]["reason"] == "event_id_taken" and len(error["details"]["event_ids"]) == 5
-        assert await call.service.export_everything(ALICE) | {"as_of": None} == EMPTY | {"as_of": None}
+        assert await call.service.transfer.export_all(ALICE) | {"as_of": None} == EMPTY | {"as_of": None}
 
 
 async def test_replace_with_a_bad_export_deletes_nothing(settings: Settings) -> None:

@@ -131,7 +131,7 @@ async def test_the_import_is_audited_as_the_tool_call_and_records_keep_their_aut
         parts = await rich_export(call)
         await call.ok("memory_import_user_data", {"user_id": BOB, "data": parts, "confirm": True})
         entries = (await call.ok("ops_audit", {"user_id": BOB, "limit": 500}))["entries"]
-        data = await call.service.export_everything(BOB)
+        data = await call.service.transfer.export_all(BOB)
     assert entries and {e["tool"] for e in entries} == {"memory.import_user_data"}, entries[:3]
     assert len({e["request_id"] for e in entries}) == 1, "one call, one request id"
     assert {e["written_by"]["tool"] for e in data["preference_events"]} == {"memory.append_preference_event"}
@@ -142,7 +142,7 @@ async def test_ids_inside_the_data_select_no_user(settings: Settings) -> None:
     async with connected(settings) as call:
         await call.ok("memory_add", {"user_id": CAROL, "type": "insight", "entities": ["Carol"], "summary": "hers",
                                      "importance": 9})
-        carol = await call.service.export_everything(CAROL)
+        carol = await call.service.transfer.export_all(CAROL)
         parts = await rich_export(call)
         text = json.dumps(parts).replace(f'"user_id": {ALICE}', f'"user_id": {CAROL}')
         assert f'"user_id": {CAROL}' in text  # events and the profile name a user
@@ -150,6 +150,6 @@ async def test_ids_inside_the_data_select_no_user(settings: Settings) -> None:
             part["user_id"] = CAROL
         result = await call.ok("memory_import_user_data", {"user_id": BOB, "data": data, "confirm": True})
         assert result["user_id"] == BOB and result["imported"]["preference_events"] == 5
-        assert (await call.service.export_everything(CAROL)) | {"as_of": None} == carol | {"as_of": None}
-        mine = await call.service.export_everything(BOB)
+        assert (await call.service.transfer.export_all(CAROL)) | {"as_of": None} == carol | {"as_of": None}
+        mine = await call.service.transfer.export_all(BOB)
         assert {e["user_id"] for e in mine["preference_events"]} == {BOB} and mine["profile"]["user_id"] == BOB

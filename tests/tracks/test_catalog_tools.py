@@ -103,10 +103,10 @@ async def test_resolution_is_exact_after_every_write(settings: Settings) -> None
         assert renamed["best"]["name"] == "Storytime" and renamed["resolved"]
         assert not (await call.ok("memory_resolve_track", {"user_id": ALICE, "text": "nemo"}))["resolved"]
         await call.ok("memory_confirm_track", {"user_id": ALICE, "text": "the long one", "track_id": track(1)})
-        exported = await call.service.export_everything(ALICE)
+        exported = await call.service.transfer.export_all(ALICE)
         await call.ok("memory_delete_user_data", {"user_id": ALICE, "confirm": True})
         assert (await call.ok("memory_resolve_track", {"user_id": ALICE, "text": "storytime"}))["best"] is None
-        await call.service.import_user_data([exported], ALICE)
+        await call.service.transfer.import_counts([exported], ALICE)
         back = await call.ok("memory_resolve_track", {"user_id": ALICE, "text": "the long one"})
         assert back["best"]["track_id"] == track(1) and back["best"]["confidence"] == 0.99
 

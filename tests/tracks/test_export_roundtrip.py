@@ -58,11 +58,11 @@ async def test_round_trip_keeps_catalog_and_confirmations(settings: Settings) ->
         await write(call, 60)
         before = await stored(call)
         answer = await call.ok("memory_resolve_track", {"user_id": USER, "text": "that song 7"})
-        exported = await call.service.export_everything(USER)
+        exported = await call.service.transfer.export_all(USER)
         assert len(exported["tracks"]) == 60 and len(exported["track_choices"]) == 39
         assert exported["track_choices"][0].keys() == {"text", "folded", "track_id", "confirmations", "confirmed_at"}
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
-        counts = await call.service.import_user_data([exported], USER)
+        counts = await call.service.transfer.import_counts([exported], USER)
         assert counts["tracks"] == 60 and counts["track_choices"] == 39
         assert await stored(call) == before
         assert await call.ok("memory_resolve_track", {"user_id": USER, "text": "that song 7"}) == answer
@@ -78,7 +78,7 @@ async def test_round_trip_in_parts(settings_factory: Any) -> None:
         assert sum(len(p["tracks"]) for p in exported) == 700  # nothing repeated, nothing skipped
         assert sum(len(p["track_choices"]) for p in exported) == 39
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
-        await call.service.import_user_data(exported, USER)
+        await call.service.transfer.import_counts(exported, USER)
         assert await stored(call) == before
 
 
@@ -86,15 +86,15 @@ async def test_an_export_without_the_catalog_sections_imports(settings: Settings
     async with connected(settings) as call:
         await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist(1), "name": "p",
                                                      "track_ids": [track(1)]})
-        exported = await call.service.export_everything(USER)
+        exported = await call.service.transfer.export_all(USER)
         old = {k: v for k, v in exported.items() if k not in ("tracks", "track_choices")}
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
-        counts = await call.service.import_user_data([old], USER)
+        counts = await call.service.transfer.import_counts([old], USER)
         assert counts["playlists"] == 1 and counts["tracks"] == 0
         # Tracks written later make the user one that an import refuses, like any other data.
         await call.ok("memory_upsert_tracks", {"user_id": USER + 1, "tracks": catalog(1)})
         with pytest.raises(Exception, match="already has data"):
-            await call.service.import_user_data([old], USER + 1)
+            await call.service.transfer.import_counts([old], USER + 1)
 
 
 def test_cursors_of_the_catalog_sections_decode_and_others_do_not() -> None:

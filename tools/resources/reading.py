@@ -1,40 +1,29 @@
 """The read-only ``memory://users/{user_id}/…`` resources: each is a tool's read, at fixed
-arguments, behind the same gates as a tool call.
-
-A read is authenticated, rate limited, validated against the tool's published input schema,
-authorized for the user, subject to the user's switches (memory off reads as a user with no
-data), timed in the metrics and logged on one line, like the tool it reuses. What differs is the
-answer: a resource has no envelope, so a refusal is a JSON-RPC error (``resource_errors``), and a
-token that does not cover the user gets the same ``NOT_FOUND`` as a playlist that is not logged.
+arguments, through the call pipeline a tool call passes (identity, rate limit, the tool's input
+schema, authorization, switches, metrics, log line). What differs is the answer: a resource has no
+envelope, so a refusal is a JSON-RPC error (``errors``), and a token that does not cover the user
+gets the same ``NOT_FOUND`` as a playlist that is not logged.
 """
 
 from __future__ import annotations
 
 import json
-import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 
-from service.audit.origin import CallOrigin, acting_as, new_request_id
-from service.auth.policy import Access, Principal, authenticated, authorize
+from service.auth.policy import Access, Principal
 from service.facade import MemoryService
-from tools.specs import prd as handlers
-from tools.specs.context import get_context
 from tools.calls.envelope import jsonable
-from tools.resources.errors import resource_code, rpc_error
-from tools.resources.uris import TEMPLATES, Address, Kind, user_id_in
-from tools.specs.base import Handler
+from tools.calls.pipeline import Call, CallPipeline
 from tools.calls.validation import validate_arguments
-
-if TYPE_CHECKING:
-    from tools.server import CallPolicy
-    from tools.resources.subscriptions import Subscriptions
-
-log = logging.getLogger("taste_memory.calls")
+from tools.calls.rpc_errors import resource_code, rpc_error
+from tools.resources.uris import TEMPLATES, Address, Kind, user_id_in
+from tools.specs import prd as handlers
+from tools.specs.base import Handler
+from tools.specs.context import get_context
 
 CONTEXT_BUDGET_TOKENS = 1000  # the context resource's block: room for every section of a typical user
 PLAYLISTS_LIMIT = 200  # the most memory_get_playlists answers in one page
@@ -92,54 +81,28 @@ def checked(kind: Kind, params: dict[str, str]) -> tuple[Address, dict[str, Any]
 
 
 class ResourceReader:
-    def __init__(self, provide: Callable[[], MemoryService], policy: CallPolicy) -> None:
-        self.provide = provide
-        self.policy = policy
-
-    def admit(self, context: Any) -> Principal:
-        """Who is calling, within their rate: the first two gates of every call."""
-        principal = authenticated(self.policy.identity.resolve(context))
-        if self.policy.limiter is not None and not principal.unrestricted:
-            self.policy.limiter.check(principal.name, principal.rate_limit_per_minute)
-        return principal
+    def __init__(self, pipeline: CallPipeline) -> None:
+        self.pipeline = pipeline
 
     async def read(self, kind: Kind, params: dict[str, str], context: Any) -> str:
         resource, uri = BY_KIND[kind], TEMPLATES[kind].format(**params)
-        request_id, started = new_request_id(), time.perf_counter()
-        principal: Principal | None = None
-        code: str | None = None
-        try:
-            principal = self.admit(context)
-            address, arguments = checked(kind, params)
-            authorize(principal, Access.READ, address.user_id)
-            with acting_as(CallOrigin(principal.name, f"resource.{kind}", request_id)):
-                service = self.provide()
-                if await service.controls.hides_reads(address.user_id):  # memory off: a user with no data
-                    service = await service.controls.empty_twin()
-                return resource.render(await resource.handler(service, arguments, principal))
-        except Exception as exc:  # every refusal is a deliberate JSON-RPC error, never a trace
-            code = resource_code(exc)
+        call = Call(f"resource.{kind}", Access.READ, log_message="resource read", log_fields={
+            "resource": kind, "user_id": params.get("user_id", "")[:20],
+            "playlist_id": params.get("playlist_id", "")[:80] or None})
+
+        async def work(service: MemoryService, arguments: dict[str, Any], principal: Principal) -> str:
+            return resource.render(await resource.handler(service, arguments, principal))
+
+        def refused(exc: Exception, request_id: str) -> str:  # every refusal a deliberate JSON-RPC error
             raise rpc_error(exc, uri, request_id) from None
-        finally:
-            self._record(kind, params, request_id, principal, time.perf_counter() - started, code)
 
-    def _record(self, kind: Kind, params: dict[str, str], request_id: str, principal: Principal | None,
-                seconds: float, code: str | None) -> None:
-        if self.policy.metrics is not None:
-            self.policy.metrics.observe(f"resource.{kind}", seconds, code)
-        log.info("resource read", extra={
-            "resource": kind, "user_id": params.get("user_id", "")[:20], "playlist_id": params.get("playlist_id",
-            "")[:80] or None, "request_id": request_id, "principal": principal.name if principal else None,
-            "latency_ms": round(seconds * 1000, 3), "success": code is None, "error_code": code,
-        })
+        return await self.pipeline.run(call, params, context, lambda raw: checked(kind, raw)[1], work, refused,
+                                       resource_code)
 
 
-def register_resources(server: MCPServer, provide: Callable[[], MemoryService], policy: CallPolicy,
-                       subscriptions: Subscriptions) -> None:
-    """List the five templates on ``server`` (each read through one ``ResourceReader``) and serve
-    subscriptions to them."""
-    reader = ResourceReader(provide, policy)
-    subscriptions.install(server, reader)
+def register_resources(server: MCPServer, pipeline: CallPipeline) -> None:
+    """List the five templates on ``server``, each read through one ``ResourceReader``."""
+    reader = ResourceReader(pipeline)
 
     async def profile(user_id: str, ctx: Context) -> str:
         return await reader.read("profile", {"user_id": user_id}, ctx)

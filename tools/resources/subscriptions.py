@@ -33,9 +33,10 @@ from service.audit.origin import new_request_id
 from service.auth.policy import Access, authorize
 from service.errors import NotFound
 from tools.resources.changes import change_of
-from tools.resources.errors import NOT_FOUND_MESSAGE, rpc_error
+from tools.calls.rpc_errors import NOT_FOUND_MESSAGE, rpc_error
 from tools.resources.uris import Address, match
-from tools.resources.reading import ResourceReader, checked
+from tools.calls.pipeline import CallPipeline
+from tools.resources.reading import checked
 
 log = logging.getLogger("taste_memory.subscriptions")
 
@@ -51,12 +52,12 @@ class _Subscriber:
 class Subscriptions:
     def __init__(self) -> None:
         self.bus = InMemorySubscriptionBus()  # give it to MCPServer(subscriptions=...): listen streams hang on it
-        self._reader: ResourceReader | None = None
+        self._pipeline: CallPipeline | None = None
         self._sessions: dict[object, _Subscriber] = {}  # connection -> its resources/subscribe URIs
         self._listened: dict[str, tuple[Address, int]] = {}  # URI -> (address, open listen streams naming it)
 
-    def install(self, server: MCPServer, reader: ResourceReader) -> None:
-        self._reader = reader
+    def install(self, server: MCPServer, pipeline: CallPipeline) -> None:
+        self._pipeline = pipeline
         # MCPServer has no public seam for these two spec methods; the low-level server does.
         lowlevel = server._lowlevel_server  # noqa: SLF001
         lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
@@ -64,9 +65,9 @@ class Subscriptions:
         server.middleware.append(self._listen_gate)
 
     def _admit(self, ctx: ServerRequestContext[Any, Any], uri: str) -> Address:
-        assert self._reader is not None, "install() first"
+        assert self._pipeline is not None, "install() first"
         try:
-            principal = self._reader.admit(SimpleNamespace(request_context=ctx))
+            principal = self._pipeline.admit(SimpleNamespace(request_context=ctx))
             found = match(uri)
             if found is None:
                 raise NotFound(NOT_FOUND_MESSAGE)

@@ -16,35 +16,35 @@ def time_argument(arguments: dict[str, Any], name: str) -> Any:
 
 
 async def get_profile(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.get_profile(a["user_id"])
+    return await service.profiles.get(a["user_id"])
 
 
 async def update_profile(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.update_profile(
+    return await service.profiles.update(
         a["user_id"], a["patch"], a.get("reason"), a.get("source", "assistant"), a.get("create_if_missing", True)
     )
 
 
 async def append_preference_event(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.append_preference_event(
+    return await service.profiles.append_event(
         a["user_id"], a["type"], a["payload"], a.get("source", "assistant"), time_argument(a, "timestamp")
     )
 
 
 async def log_playlist_create(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.log_playlist_create(a, time_argument(a, "created_at"))
+    return await service.playlists.create(a, time_argument(a, "created_at"))
 
 
 async def log_playlist_mutation(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.log_playlist_mutation(a, time_argument(a, "timestamp"))
+    return await service.playlists.mutate(a, time_argument(a, "timestamp"))
 
 
 async def get_playlists(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.get_playlists(a["user_id"], a.get("limit", 50), a.get("cursor"))
+    return await service.playlists.page(a["user_id"], a.get("limit", 50), a.get("cursor"))
 
 
 async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    found = await service.get_playlist(a["user_id"], a["playlist_id"], a.get("include_events_limit", 50))
+    found = await service.playlists.get(a["user_id"], a["playlist_id"], a.get("include_events_limit", 50))
     head = found["head"]
     playlist = {
         "playlist_id": head["playlist_id"],
@@ -63,7 +63,7 @@ async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Princi
     latest = {"snapshot_id": snapshot["snapshot_id"], "created_at": snapshot["created_at"],
               "track_ids": snapshot["track_ids"]}
     if a.get("include_tracks"):
-        latest.update(await service.name_tracks(a["user_id"], snapshot["track_ids"]))
+        latest.update(await service.playlists.name_tracks(a["user_id"], snapshot["track_ids"]))
     return {
         "playlist": playlist,
         "latest_snapshot": latest,
@@ -75,33 +75,33 @@ async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Princi
 
 
 async def reconstruct_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    found = await service.reconstruct_playlist(a["user_id"], a["playlist_id"], time_argument(a, "at_time"))
+    found = await service.playlists.reconstruct(a["user_id"], a["playlist_id"], time_argument(a, "at_time"))
     if a.get("include_tracks"):
-        found.update(await service.name_tracks(a["user_id"], found["track_ids"]))
+        found.update(await service.playlists.name_tracks(a["user_id"], found["track_ids"]))
     return found
 
 
 async def search(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return {"results": await service.search(a["user_id"], a["query"], a.get("limit", 25), a.get("detail", "lean"))}
+    return {"results": await service.search.search(a["user_id"], a["query"], a.get("limit", 25), a.get("detail", "lean"))}
 
 
 async def export_user_data(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    data = await service.export_user_data(a["user_id"], a.get("cursor"))
+    data = await service.transfer.export_part(a["user_id"], a.get("cursor"))
     return {"user_id": a["user_id"], "exported_at": data["as_of"], "data": data}
 
 
 async def delete_user_data(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.delete_user_data(a["user_id"])
+    return await service.users.delete(a["user_id"])
 
 
 async def list_users(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     # Any caller may bootstrap; a user token sees only its own users.
     visible = None if caller.unrestricted or caller.role == "operator" else set(caller.user_ids)
-    return {"users": await service.list_users(a.get("limit", 50), visible)}
+    return {"users": await service.users.listed(a.get("limit", 50), visible)}
 
 
 async def audit(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.audit(
+    return await service.audit.entries(
         a.get("user_id"), a.get("playlist_id"), time_argument(a, "since"), time_argument(a, "until"), a.get("limit", 100),
         a.get("cursor"),
     )

@@ -13,7 +13,7 @@ async def import_user_data(service: MemoryService, a: dict[str, Any], caller: Pr
     # The target is the user_id argument (the one auth checked); ids inside data select nothing.
     data = a["data"]
     parts = data if isinstance(data, list) else [data]
-    return await service.import_user(parts, a["user_id"], a.get("replace", False))
+    return await service.transfer.import_user(parts, a["user_id"], a.get("replace", False))
 
 
 IMPORT_SPECS: list[ToolSpec] = [

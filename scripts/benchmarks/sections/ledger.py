@@ -28,10 +28,10 @@ async def run(ctx: Run) -> None:
         "One playlist per row, created then mutated one minute apart: 10% UPDATE_META, 1% REORDER of the "
         "whole list, 89% ADD_TRACKS (1-5 new tracks, 60% at a random index) or REMOVE_TRACKS (1-5 tracks), "
         "balanced to keep the length near its initial value; every mutation of the load is one committed "
-        f"`MemoryService.log_playlist_mutation` call (timed: next table). Up to {plan.ledger_samples} "
+        f"`PlaylistService.mutate` call (timed: next table). Up to {plan.ledger_samples} "
         f"`memory_reconstruct_playlist` calls {warm(plan)}, at uniformly random `at_time` between creation and the last "
         "mutation of the load: \"MCP\" through the in-process MCP client (default, validating settings), "
-        "\"facade\" = `MemoryService.reconstruct_playlist` alone. Stored = BSON of the playlist's history buckets + "
+        "\"facade\" = `PlaylistService.reconstruct` alone. Stored = BSON of the playlist's history buckets + "
         "playlist document; raw log = BSON of the create call's arguments and each mutation's {type, timestamp, payload}.",
     )
     writes: list[tuple[str, list[str]]] = []
@@ -55,7 +55,7 @@ async def run(ctx: Run) -> None:
                 lambda i: call("memory_reconstruct_playlist",
                                {"user_id": user, "playlist_id": pid, "at_time": iso(times[i])}),
                 plan.ledger_samples, plan.warmup, plan.budget)
-            facade = await timed(lambda i: service.reconstruct_playlist(user, pid, times[i]),
+            facade = await timed(lambda i: service.playlists.reconstruct(user, pid, times[i]),
                                  plan.ledger_samples, plan.warmup, plan.budget)
             generator = loader.last_generator
             assert generator is not None
@@ -69,7 +69,7 @@ async def run(ctx: Run) -> None:
 
             mcp_writes = await timed(mutate, plan.ledger_mcp_mutations, 0)
             # The state at the very end must be what the generator tracked: the figures are of a correct ledger.
-            final = await service.reconstruct_playlist(user, pid, None)
+            final = await service.playlists.reconstruct(user, pid, None)
             if final.get("track_ids") != generator.tracks:
                 raise BenchError(f"ledger {name}: reconstruction differs from the mutations logged "
                                  f"({len(final.get('track_ids') or [])} vs {len(generator.tracks)} tracks)")
@@ -102,7 +102,7 @@ async def run(ctx: Run) -> None:
         ["ledger writes row", "tracks / mutations", "facade calls", "facade p50", "facade p95", "MCP calls",
          "MCP p50", "MCP p95"],
         "The playlists of the table above. \"facade\": every mutation of the load, each one committed "
-        "`MemoryService.log_playlist_mutation` call (journal on), so the figure covers the whole growth of the "
+        "`PlaylistService.mutate` call (journal on), so the figure covers the whole growth of the "
         f"history; \"MCP\": {plan.ledger_mcp_mutations} more mutations of the same generator after the "
         "reconstruction rows, through the in-process MCP client, timestamped by the service.",
     )

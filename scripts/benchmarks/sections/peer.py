@@ -15,8 +15,8 @@ from pathlib import Path
 
 from mcp.client.stdio import StdioServerParameters
 
-from host.app import ServiceHolder, running_service
-from service.facade import MemoryService
+from host.running import ServiceHolder, running_service
+from service.profiles.service import ProfileService
 from service.settings import Settings
 
 from ..calling import BenchError, timed
@@ -60,7 +60,7 @@ async def load_both(work: Path, name: str, items: int) -> tuple[Path, Path]:
     async with running_service(Settings(data_dir=store), ServiceHolder()) as service:
         loader = Loader(service)
         for i, (_, payload) in enumerate(texts):
-            await _raw(MemoryService.append_preference_event)(service, 1, "like", payload, "user",
+            await _raw(ProfileService.append_event)(service.profiles, 1, "like", payload, "user",
                                                               T0 + timedelta(seconds=i))
             await loader.tick()
         loader.commit()

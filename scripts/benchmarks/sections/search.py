@@ -53,7 +53,7 @@ async def run(ctx: Run) -> None:
                 hits.append(len(result["result"]["results"]))
 
             mcp_samples = await timed(one, plan.search_iters, plan.warmup, plan.budget)
-            facade = await timed(lambda i: service.search(1, QUERIES[i % len(QUERIES)], 25), plan.search_iters,
+            facade = await timed(lambda i: service.search.search(1, QUERIES[i % len(QUERIES)], 25), plan.search_iters,
                                  plan.warmup, plan.budget)
         report.values[f"search.{name}.p95"] = pct(mcp_samples, 95)
         report.values[f"search.{name}.items"] = items

@@ -41,9 +41,10 @@ def resource_code(exc: Exception) -> str:
     return "NOT_FOUND" if isinstance(exc, errors.UserNotCovered) else error_code(exc)
 
 
-def rpc_error(exc: Exception, uri: str, request_id: str) -> MCPError:
+def rpc_error(exc: Exception, uri: str | None, request_id: str) -> MCPError:
+    """The JSON-RPC error of a refused read (``uri``), subscription or prompt (no ``uri``)."""
     code = resource_code(exc)
-    data: dict[str, Any] = {"code": code, "uri": uri}
+    data: dict[str, Any] = {"code": code} if uri is None else {"code": code, "uri": uri}
     if code == "NOT_FOUND":
         return MCPError(INVALID_PARAMS, NOT_FOUND_MESSAGE, data)
     # The tools' mapping decides message and details (and logs an unexpected failure's trace).
