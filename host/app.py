@@ -22,19 +22,18 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.auth.ratelimit import RateLimiter
-from service.auth.tokens import TokenStore
 from host.loop_lag import watching_loop_lag
 from host.metrics import CONTENT_TYPE, ToolMetrics
-from service.settings import LOOPBACK_HOSTS, Settings
 from host.running import ServiceHolder, background_work, running_service
-from tools.server import create_mcp_server
+from service.auth.ratelimit import RateLimiter
+from service.auth.tokens import TokenStore
+from service.settings import LOOPBACK_HOSTS, Settings
 from tools.calls.identity import BearerTokens, StoreTokenVerifier
 from tools.calls.policy import CallPolicy
-from tools.server import tool_calls
 from tools.resources.subscriptions import Subscriptions
-from ui.routes import ui_routes
+from tools.server import create_mcp_server, tool_calls
 from ui.api import SessionIdentity
+from ui.routes import ui_routes
 
 log = logging.getLogger("taste_memory")
 
@@ -123,22 +122,40 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     security = transport_security(settings)
     # The memory page: the same call path, rate limiter and metrics, its principal from its session.
     # Plain wire names whatever MEMORY_TOOL_NAMES says: the page is ours and names them one way.
-    page = ui_routes(settings, tokens, tool_calls(
-        holder, "plain", replace(policy, identity=SessionIdentity(), changed=subscriptions.changed), settings.toolsets),
-        security) if settings.ui == "on" else []
+    page = (
+        ui_routes(
+            settings,
+            tokens,
+            tool_calls(
+                holder,
+                "plain",
+                replace(policy, identity=SessionIdentity(), changed=subscriptions.changed),
+                settings.toolsets,
+            ),
+            security,
+        )
+        if settings.ui == "on"
+        else []
+    )
     anonymous: StreamableHTTPSessionManager | None = None
     if settings.transport == "streamable-http":
-        mcp.streamable_http_app(host=settings.host, transport_security=security,
-                                max_request_body_size=settings.max_request_bytes)
-        anonymous = StreamableHTTPSessionManager(app=mcp.session_manager.app, stateless=True,
-                                                 security_settings=security,
-                                                 max_request_body_size=settings.max_request_bytes)
-        admission = SessionAdmission(StreamableHTTPASGIApp(mcp.session_manager), StreamableHTTPASGIApp(anonymous),
-                                     identity)
+        mcp.streamable_http_app(
+            host=settings.host, transport_security=security, max_request_body_size=settings.max_request_bytes
+        )
+        anonymous = StreamableHTTPSessionManager(
+            app=mcp.session_manager.app,
+            stateless=True,
+            security_settings=security,
+            max_request_body_size=settings.max_request_bytes,
+        )
+        admission = SessionAdmission(
+            StreamableHTTPASGIApp(mcp.session_manager), StreamableHTTPASGIApp(anonymous), identity
+        )
         inner = Starlette(routes=[Route("/mcp", endpoint=admission)])
     else:
-        inner = mcp.sse_app(host=settings.host, transport_security=security,
-                            max_request_body_size=settings.max_request_bytes)
+        inner = mcp.sse_app(
+            host=settings.host, transport_security=security, max_request_body_size=settings.max_request_bytes
+        )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -151,13 +168,23 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             if tokens.configured():
                 log.info("bearer tokens required (%s)", settings.tokens_path)
             elif not settings.loopback:
-                log.warning("no tokens in %s: every call on %s is refused until one is created",
-                            settings.tokens_path, settings.host)
+                log.warning(
+                    "no tokens in %s: every call on %s is refused until one is created",
+                    settings.tokens_path,
+                    settings.host,
+                )
             else:
-                log.warning("no tokens in %s: open to any local caller on %s (loopback only)",
-                            settings.tokens_path, settings.host)
-            log.info("taste memory ready on %s (%s store); search by meaning: %s", settings.transport,
-                     holder().database.engine, holder().search.meaning_model or "off")
+                log.warning(
+                    "no tokens in %s: open to any local caller on %s (loopback only)",
+                    settings.tokens_path,
+                    settings.host,
+                )
+            log.info(
+                "taste memory ready on %s (%s store); search by meaning: %s",
+                settings.transport,
+                holder().database.engine,
+                holder().search.meaning_model or "off",
+            )
             if settings.ui == "on":
                 host = f"[{settings.host}]" if ":" in settings.host else settings.host
                 log.info("memory page at http://%s:%d/ui/", host, settings.port)

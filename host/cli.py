@@ -15,32 +15,40 @@ from rich.progress import Progress, SpinnerColumn, TextColumn
 from rich.table import Column, Table
 from rich.text import Text
 
-from models.schema_files import seed_profile
+from host.logging_setup import configure_logging
 from host.running import ServiceHolder, background_work, running_service
+from models.schema_files import seed_profile
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.auth.tokens import TokenStore
 from service.errors import DataDirectoryLocked, MemoryServiceError
-from host.logging_setup import configure_logging
 from service.settings import Settings
 from service.storage.embedded.lockfile import DataDirLock
 from service.timeutil import parse_iso
 
 
 def _environment_help() -> str:
-    lines = [f"{'MEMORY_' + name.upper()}: {field.description or name.replace('_', ' ')}"
-             for name, field in Settings.model_fields.items()]
+    lines = [
+        f"{'MEMORY_' + name.upper()}: {field.description or name.replace('_', ' ')}"
+        for name, field in Settings.model_fields.items()
+    ]
     return "Every setting is read from the environment; command flags override it.\n\n" + "\n\n".join(lines)
 
 
-app = typer.Typer(help="Taste Memory: persistent taste profile and playlist ledger served as MCP tools.",
-                  epilog=_environment_help(), no_args_is_help=True, add_completion=False,
-                  rich_markup_mode=None)
+app = typer.Typer(
+    help="Taste Memory: persistent taste profile and playlist ledger served as MCP tools.",
+    epilog=_environment_help(),
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
 err = Console(stderr=True)
 
 DataDir = Annotated[Path | None, typer.Option(help="Embedded store directory (env MEMORY_DATA_DIR, default ./data)")]
 MongoUri = Annotated[str | None, typer.Option(help="Real MongoDB URI (env MEMORY_MONGODB_URI)")]
 UserId = Annotated[int, typer.Option(min=1, help="User id")]
-TokenFile = Annotated[Path | None, typer.Option(help="Token file (env MEMORY_TOKEN_FILE, default DATA_DIR/tokens.json)")]
+TokenFile = Annotated[
+    Path | None, typer.Option(help="Token file (env MEMORY_TOKEN_FILE, default DATA_DIR/tokens.json)")
+]
 
 
 def _settings(**flags: Any) -> Settings:
@@ -67,29 +75,55 @@ def _check_data_dir(settings: Settings) -> None:
 
 @app.command()
 def serve(
-    transport: Annotated[str | None, typer.Option(help="sse | streamable-http | stdio (env MEMORY_TRANSPORT, default sse)")] = None,
+    transport: Annotated[
+        str | None, typer.Option(help="sse | streamable-http | stdio (env MEMORY_TRANSPORT, default sse)")
+    ] = None,
     host: Annotated[str | None, typer.Option(help="Bind address (env MEMORY_HOST, default 127.0.0.1)")] = None,
     port: Annotated[int | None, typer.Option(help="Port (env MEMORY_PORT, default 8765)")] = None,
     data_dir: DataDir = None,
     mongodb_uri: MongoUri = None,
-    tool_names: Annotated[str | None, typer.Option(help="plain | dotted (env MEMORY_TOOL_NAMES, default plain)")] = None,
+    tool_names: Annotated[
+        str | None, typer.Option(help="plain | dotted (env MEMORY_TOOL_NAMES, default plain)")
+    ] = None,
     log_level: Annotated[str | None, typer.Option(help="DEBUG | INFO | WARNING | ERROR (env MEMORY_LOG_LEVEL)")] = None,
     token_file: TokenFile = None,
-    toolsets: Annotated[str | None, typer.Option(
-        help="Comma-separated: core, ledger, tracks, memories, control, ops, or all (env MEMORY_TOOLSETS, default all)")] = None,
-    stdio_user_ids: Annotated[str | None, typer.Option(
-        help="stdio: the users this server acts for, comma-separated (env MEMORY_STDIO_USER_IDS; unset: any user)")] = None,
-    semantic_search: Annotated[str | None, typer.Option(
-        help="on | off: search by meaning as well as by words (env MEMORY_SEMANTIC_SEARCH, default on)")] = None,
-    ui: Annotated[str | None, typer.Option(
-        help="on | off: the memory page at /ui/ on the HTTP transports (env MEMORY_UI, default on)")] = None,
+    toolsets: Annotated[
+        str | None,
+        typer.Option(
+            help="Comma-separated: core, ledger, tracks, memories, control, ops, or all (env MEMORY_TOOLSETS, default all)"
+        ),
+    ] = None,
+    stdio_user_ids: Annotated[
+        str | None,
+        typer.Option(
+            help="stdio: the users this server acts for, comma-separated (env MEMORY_STDIO_USER_IDS; unset: any user)"
+        ),
+    ] = None,
+    semantic_search: Annotated[
+        str | None,
+        typer.Option(help="on | off: search by meaning as well as by words (env MEMORY_SEMANTIC_SEARCH, default on)"),
+    ] = None,
+    ui: Annotated[
+        str | None,
+        typer.Option(help="on | off: the memory page at /ui/ on the HTTP transports (env MEMORY_UI, default on)"),
+    ] = None,
 ) -> None:
     """Run the MCP server: SSE at GET /sse + POST /messages/, streamable HTTP at /mcp, or stdio."""
     try:
-        settings = _settings(transport=transport, host=host, port=port, data_dir=data_dir,
-                             mongodb_uri=mongodb_uri, tool_names=tool_names, log_level=log_level,
-                             token_file=token_file, toolsets=toolsets, stdio_user_ids=stdio_user_ids,
-                             semantic_search=semantic_search, ui=ui)
+        settings = _settings(
+            transport=transport,
+            host=host,
+            port=port,
+            data_dir=data_dir,
+            mongodb_uri=mongodb_uri,
+            tool_names=tool_names,
+            log_level=log_level,
+            token_file=token_file,
+            toolsets=toolsets,
+            stdio_user_ids=stdio_user_ids,
+            semantic_search=semantic_search,
+            ui=ui,
+        )
     except ValueError as exc:
         _fail(str(exc))
     configure_logging(settings.log_level)
@@ -110,14 +144,15 @@ def serve(
     from host.app import build_app  # the HTTP host and the MCP stack: only ``serve`` needs them
 
     starlette_app, _, _ = build_app(settings)
-    uvicorn.run(starlette_app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(),
-                log_config=None)
+    uvicorn.run(
+        starlette_app, host=settings.host, port=settings.port, log_level=settings.log_level.lower(), log_config=None
+    )
 
 
 async def _serve_stdio(settings: Settings) -> None:
-    from tools.server import create_mcp_server
     from tools.calls.identity import StdioIdentity
     from tools.calls.policy import CallPolicy
+    from tools.server import create_mcp_server
 
     holder = ServiceHolder()
     policy = CallPolicy(identity=StdioIdentity(settings.stdio_user_ids))
@@ -213,7 +248,7 @@ def import_command(
     target = user_id or documents[0].get("user_id")
     if not isinstance(target, int):
         _fail("the export names no user_id; pass --user-id")
-    parts = [d["data"] if "data" in d else d for d in documents]
+    parts = [d.get("data", d) for d in documents]
     counts = _run(settings, lambda service: service.transfer.import_counts(parts, target), "import")
     err.print(f"imported for user {target}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
@@ -236,28 +271,44 @@ def age(
     async def work(service: Any) -> dict[str, Any]:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
             task = progress.add_task("aging", total=None)
-            return await service.aging.run(moment, user_id, dry_run, lambda uid, counts: progress.update(
-                task, description=f"user {uid}: {counts['examined']} memories examined"))
+            return await service.aging.run(
+                moment,
+                user_id,
+                dry_run,
+                lambda uid, counts: progress.update(
+                    task, description=f"user {uid}: {counts['examined']} memories examined"
+                ),
+            )
 
     report = _run(_settings(data_dir=data_dir, mongodb_uri=mongodb_uri), work, "age")
     table = Table("user", Column("memory", overflow="fold"), "action", "rule", "before", "after")
     for change in report["changes"]:
-        table.add_row(*(Text(str(change[k] or "")) for k in ("user_id", "memory_id", "action", "rule",
-                                                             "before_summary", "after_summary")))
+        table.add_row(
+            *(
+                Text(str(change[k] or ""))
+                for k in ("user_id", "memory_id", "action", "rule", "before_summary", "after_summary")
+            )
+        )
     Console().print(table)
-    err.print(("dry run, nothing written: " if dry_run else "memories aged: ")
-              + ", ".join(f"{n} {what}" for what, n in report["counts"].items()))
+    err.print(
+        ("dry run, nothing written: " if dry_run else "memories aged: ")
+        + ", ".join(f"{n} {what}" for what, n in report["counts"].items())
+    )
 
 
 DIFFERENCES_FOUND = 3  # rederive's exit code when the stored views differed from the records
 
 
-@app.command(epilog=f"Exit codes: 0 no difference; {DIFFERENCES_FOUND} differences found (repaired unless "
-                    "--dry-run; a second run then reports none); 1 an error (the store could not be opened).")
+@app.command(
+    epilog=f"Exit codes: 0 no difference; {DIFFERENCES_FOUND} differences found (repaired unless "
+    "--dry-run; a second run then reports none); 1 an error (the store could not be opened)."
+)
 def rederive(
     user_id: Annotated[int | None, typer.Option(min=1, help="Only this user (default: every user with data)")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report the differences, repair nothing")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout instead of a table")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as JSON on stdout instead of a table")
+    ] = False,
     data_dir: DataDir = None,
     mongodb_uri: MongoUri = None,
 ) -> None:
@@ -268,8 +319,11 @@ def rederive(
     async def work(service: Any) -> dict[str, Any]:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
             task = progress.add_task("rederiving", total=None)
-            return await service.rederiver.rederive(user_id, dry_run, lambda uid, done, total: progress.update(
-                task, description=f"user {uid} checked ({done}/{total})"))
+            return await service.rederiver.rederive(
+                user_id,
+                dry_run,
+                lambda uid, done, total: progress.update(task, description=f"user {uid} checked ({done}/{total})"),
+            )
 
     # Without start-up recovery: it repairs heads and counters silently, and they must be reported.
     report = _run(_settings(data_dir=data_dir, mongodb_uri=mongodb_uri), work, "rederive", recover=False)
@@ -279,26 +333,46 @@ def rederive(
         table = Table("user", "view", Column("key", overflow="fold"), "fields", Column("detail", overflow="fold"))
         for row in report["users"]:
             for found in row["differences"]:
-                table.add_row(*(Text(v) for v in (str(row["user_id"]), found["view"], found["key"],
-                                                  ", ".join(found["fields"]), found["detail"])))
+                table.add_row(
+                    *(
+                        Text(v)
+                        for v in (
+                            str(row["user_id"]),
+                            found["view"],
+                            found["key"],
+                            ", ".join(found["fields"]),
+                            found["detail"],
+                        )
+                    )
+                )
         if report["differences"]:
             Console().print(table)
-    skipped = [f"user {row['user_id']} {note['view']}: {note['reason']}" for row in report["users"]
-               for note in row["not_checked"]]
+    skipped = [
+        f"user {row['user_id']} {note['view']}: {note['reason']}"
+        for row in report["users"]
+        for note in row["not_checked"]
+    ]
     users = len(report["users"])
     if not report["differences"]:
         err.print(f"no difference: {users} users checked" + (f"; not checked: {'; '.join(skipped)}" if skipped else ""))
         return
     state = "dry run, nothing repaired" if dry_run else "repaired"
-    err.print(f"{report['differences']} differences in {sum(1 for r in report['users'] if r['differences'])} "
-              f"of {users} users ({state})" + (f"; not checked: {'; '.join(skipped)}" if skipped else ""))
+    err.print(
+        f"{report['differences']} differences in {sum(1 for r in report['users'] if r['differences'])} "
+        f"of {users} users ({state})" + (f"; not checked: {'; '.join(skipped)}" if skipped else "")
+    )
     raise typer.Exit(DIFFERENCES_FOUND)
 
 
-tokens_app = typer.Typer(help="Bearer tokens: a token is shown once at creation and stored hashed.",
-                         no_args_is_help=True, rich_markup_mode=None)
+tokens_app = typer.Typer(
+    help="Bearer tokens: a token is shown once at creation and stored hashed.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 app.add_typer(tokens_app, name="token")
-Role = Annotated[str, typer.Option(help="user: acts only for its user ids; operator: reads any user, deletes, ops tools")]
+Role = Annotated[
+    str, typer.Option(help="user: acts only for its user ids; operator: reads any user, deletes, ops tools")
+]
 
 
 @tokens_app.command("create")
@@ -306,8 +380,13 @@ def token_create(
     user_id: Annotated[list[int] | None, typer.Option(min=1, help="A user this token acts for (repeatable)")] = None,
     role: Role = "user",
     label: Annotated[str | None, typer.Option(help="A note for 'token list' (who or what holds it)")] = None,
-    rate_limit_per_minute: Annotated[int | None, typer.Option(
-        min=0, help="Calls per minute for this token, 0 = no limit (default: the server's MEMORY_RATE_LIMIT_PER_MINUTE)")] = None,
+    rate_limit_per_minute: Annotated[
+        int | None,
+        typer.Option(
+            min=0,
+            help="Calls per minute for this token, 0 = no limit (default: the server's MEMORY_RATE_LIMIT_PER_MINUTE)",
+        ),
+    ] = None,
     data_dir: DataDir = None,
     token_file: TokenFile = None,
 ) -> None:
@@ -320,14 +399,19 @@ def token_create(
     except ValueError as exc:
         _fail(str(exc))
     users = ", ".join(map(str, record.user_ids)) or "none"
-    err.print(f"created {record.role} token {record.token_id} (users: {users}) in {escape(str(store.path))}; "
-              "it is shown once, below:")
+    err.print(
+        f"created {record.role} token {record.token_id} (users: {users}) in {escape(str(store.path))}; "
+        "it is shown once, below:"
+    )
     sys.stdout.write(token + "\n")
 
 
 @tokens_app.command("list")
-def token_list(data_dir: DataDir = None, token_file: TokenFile = None,
-               as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False) -> None:
+def token_list(
+    data_dir: DataDir = None,
+    token_file: TokenFile = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+) -> None:
     """Every token: id, role, users, label, created, revoked (never the secret)."""
     rows = _tokens(_settings(data_dir=data_dir, token_file=token_file)).listing()
     if as_json:
@@ -337,16 +421,29 @@ def token_list(data_dir: DataDir = None, token_file: TokenFile = None,
     for row in rows:
         limit = row.get("rate_limit_per_minute")
         # Labels are free text: a cell shows them literally ("[prod]" is not a style).
-        table.add_row(*(Text(value) for value in (
-            row["token_id"], row["role"], ", ".join(map(str, row["user_ids"])), row["label"] or "",
-            "server default" if limit is None else "no limit" if limit == 0 else str(limit),
-            row["created_at"], row["revoked_at"] or "")))
+        table.add_row(
+            *(
+                Text(value)
+                for value in (
+                    row["token_id"],
+                    row["role"],
+                    ", ".join(map(str, row["user_ids"])),
+                    row["label"] or "",
+                    "server default" if limit is None else "no limit" if limit == 0 else str(limit),
+                    row["created_at"],
+                    row["revoked_at"] or "",
+                )
+            )
+        )
     Console().print(table)
 
 
 @tokens_app.command("revoke")
-def token_revoke(token_id: Annotated[str, typer.Argument(help="The id shown by 'token list' (not the secret)")],
-                 data_dir: DataDir = None, token_file: TokenFile = None) -> None:
+def token_revoke(
+    token_id: Annotated[str, typer.Argument(help="The id shown by 'token list' (not the secret)")],
+    data_dir: DataDir = None,
+    token_file: TokenFile = None,
+) -> None:
     """Revoke a token; a running server refuses it from its next call."""
     store = _tokens(_settings(data_dir=data_dir, token_file=token_file))
     try:

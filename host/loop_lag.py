@@ -21,6 +21,7 @@ async def measure_lag(observe: Callable[[float], None], interval: float = INTERV
         observe(max(0.0, loop.time() - started - interval))
 
 
-def watching_loop_lag(observe: Callable[[float], None],
-                      interval: float = INTERVAL_S) -> AbstractAsyncContextManager[asyncio.Task[None]]:
+def watching_loop_lag(
+    observe: Callable[[float], None], interval: float = INTERVAL_S
+) -> AbstractAsyncContextManager[asyncio.Task[None]]:
     return in_background(measure_lag(observe, interval), "event-loop-lag")

@@ -19,17 +19,23 @@ class ToolMetrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry()
         self.latency = Histogram(
-            "taste_memory_tool_call_seconds", "Tool call latency, validation to envelope.", ["tool"],
-            buckets=LATENCY_BUCKETS, registry=self.registry,
+            "taste_memory_tool_call_seconds",
+            "Tool call latency, validation to envelope.",
+            ["tool"],
+            buckets=LATENCY_BUCKETS,
+            registry=self.registry,
         )
         self.errors = Counter(
-            "taste_memory_tool_errors", "Tool calls answered with an error envelope.", ["tool", "code"],
+            "taste_memory_tool_errors",
+            "Tool calls answered with an error envelope.",
+            ["tool", "code"],
             registry=self.registry,
         )
         self.loop_lag = Histogram(
             "taste_memory_event_loop_lag_seconds",
             "How late a 25 ms periodic sleep woke up: time every session waited for the event loop.",
-            buckets=LAG_BUCKETS, registry=self.registry,
+            buckets=LAG_BUCKETS,
+            registry=self.registry,
         )
 
     def observe(self, tool: str, seconds: float, error_code: str | None) -> None:

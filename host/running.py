@@ -9,11 +9,11 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-from service.audit.write_path import record_audit_on_write_path
 from service.audit.retention import retaining_audit
 from service.audit.watcher import watching_audit
-from service.memories.aging import aging_periodically
+from service.audit.write_path import record_audit_on_write_path
 from service.facade import MemoryService
+from service.memories.aging import aging_periodically
 from service.search.warmup import warming_search
 from service.settings import Settings
 from service.storage.database import open_database
@@ -34,8 +34,9 @@ class ServiceHolder:
 
 
 @contextlib.asynccontextmanager
-async def running_service(settings: Settings, holder: ServiceHolder,
-                          recover: bool = True) -> AsyncIterator[MemoryService]:
+async def running_service(
+    settings: Settings, holder: ServiceHolder, recover: bool = True
+) -> AsyncIterator[MemoryService]:
     """The service on its store. ``recover``: repair what a crash can leave behind first (playlist
     documents, counters); ``rederive`` opens without it, as that repair would hide what it reports."""
     async with open_database(settings) as db:
@@ -60,8 +61,9 @@ async def background_work(service: MemoryService, settings: Settings) -> AsyncIt
         await stack.enter_async_context(watching_audit(service.database))
         # Embedded: search indexes are built per user on first search; this builds the rest
         # in the background, one user at a time (nothing to do on MongoDB).
-        await stack.enter_async_context(warming_search(
-            service.build_search_index, settings.search_warmup and service.database.engine == "embedded"))
+        await stack.enter_async_context(
+            warming_search(service.build_search_index, settings.search_warmup and service.database.engine == "embedded")
+        )
         # MEMORY_AUDIT_RETENTION_DAYS: the TTL index on MongoDB, an hourly purge on embedded.
         await stack.enter_async_context(retaining_audit(service.database, settings.audit_retention_days))
         # MEMORY_AGING_INTERVAL_S: typed memories fade; the first run one interval (an hour at most) after start.

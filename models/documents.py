@@ -21,9 +21,20 @@ PLAYLIST_TEXT_WEIGHTS: dict[str, int] = {
     "intent_tags": 6,
     "description": 4,
     # seed_context is free-form: its usual keys are indexed (the embedded engine reads all of it).
-    **{f"seed_context.{key}": 2 for key in (
-        "artists", "artists.name", "seed_artists", "genres", "notes", "inspiration", "mood", "prompt", "query",
-    )},
+    **{
+        f"seed_context.{key}": 2
+        for key in (
+            "artists",
+            "artists.name",
+            "seed_artists",
+            "genres",
+            "notes",
+            "inspiration",
+            "mood",
+            "prompt",
+            "query",
+        )
+    },
 }
 EVENT_TEXT_WEIGHTS: dict[str, int] = {"payload.raw_text": 4}  # every other string of the event: 1
 TRACK_TEXT_WEIGHTS: dict[str, int] = {"name": 6, "artists": 4, "album": 2}
@@ -33,8 +44,9 @@ TEXT_LANGUAGE = "english"
 
 def _text_index(fields: list[str], weights: dict[str, int], name: str) -> IndexModel:
     keys = [("user_id", ASCENDING)] + [(f, TEXT) for f in fields]
-    return IndexModel(keys, weights=weights, default_language=TEXT_LANGUAGE, language_override="_text_language",
-                      name=name)
+    return IndexModel(
+        keys, weights=weights, default_language=TEXT_LANGUAGE, language_override="_text_language", name=name
+    )
 
 
 class WrittenBy(BaseModel):
@@ -141,19 +153,27 @@ class PlaylistHistoryBucket(Document):
     snapshot_track_count: int
     snapshot: Snapshot
     events: list[PlaylistEvent] = []
-    created: dict[str, Any] | None = None  # bucket 0 only: created_at, recorded_ns, seed_context, idempotency, written_by, forked_from
+    created: dict[str, Any] | None = (
+        None  # bucket 0 only: created_at, recorded_ns, seed_context, idempotency, written_by, forked_from
+    )
     sealed: bool | None = None  # set before a change that must open a new bucket (RESYNC): no more appends
     written_by: WrittenBy | None = None  # of the latest write: what a change-stream event carries
 
     class Settings:
         name = "playlist_history"
         indexes = [
-            IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING), ("base_seq", ASCENDING)],
-                       unique=True, name="user_playlist_seq"),
-            IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING), ("start_time", ASCENDING)],
-                       name="user_playlist_time"),
-            IndexModel([("user_id", ASCENDING), ("events.client_event_id", ASCENDING)],
-                       name="user_client_event", sparse=True),
+            IndexModel(
+                [("user_id", ASCENDING), ("playlist_id", ASCENDING), ("base_seq", ASCENDING)],
+                unique=True,
+                name="user_playlist_seq",
+            ),
+            IndexModel(
+                [("user_id", ASCENDING), ("playlist_id", ASCENDING), ("start_time", ASCENDING)],
+                name="user_playlist_time",
+            ),
+            IndexModel(
+                [("user_id", ASCENDING), ("events.client_event_id", ASCENDING)], name="user_client_event", sparse=True
+            ),
         ]
 
 
@@ -186,8 +206,9 @@ class PlaylistDocument(Document):
         name = "playlists"
         indexes = [
             IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING)], unique=True, name="user_playlist"),
-            IndexModel([("user_id", ASCENDING), ("updated_at", DESCENDING), ("playlist_id", DESCENDING)],
-                       name="user_recent"),
+            IndexModel(
+                [("user_id", ASCENDING), ("updated_at", DESCENDING), ("playlist_id", DESCENDING)], name="user_recent"
+            ),
             _text_index(list(PLAYLIST_TEXT_WEIGHTS), PLAYLIST_TEXT_WEIGHTS, "user_text"),
         ]
 
@@ -244,8 +265,9 @@ class AuditEntry(Document):
         name = "audit_log"
         indexes = [
             IndexModel([("user_id", ASCENDING), ("time", DESCENDING), ("_id", DESCENDING)], name="user_time"),
-            IndexModel([("user_id", ASCENDING), ("playlist_id", ASCENDING), ("time", DESCENDING)],
-                       name="user_playlist_time"),
+            IndexModel(
+                [("user_id", ASCENDING), ("playlist_id", ASCENDING), ("time", DESCENDING)], name="user_playlist_time"
+            ),
             IndexModel([("time", DESCENDING), ("_id", DESCENDING)], name="time"),
         ]
 
@@ -302,8 +324,10 @@ class TrackDocument(Document):
 
     class Settings:
         name = "tracks"
-        indexes = [IndexModel([("user_id", ASCENDING), ("track_id", ASCENDING)], name="user_track"),
-                   _text_index(list(TRACK_TEXT_WEIGHTS), TRACK_TEXT_WEIGHTS, "user_text")]
+        indexes = [
+            IndexModel([("user_id", ASCENDING), ("track_id", ASCENDING)], name="user_track"),
+            _text_index(list(TRACK_TEXT_WEIGHTS), TRACK_TEXT_WEIGHTS, "user_text"),
+        ]
 
 
 class TrackChoice(Document):
@@ -348,10 +372,14 @@ class MemoryDocument(Document):
 
     class Settings:
         name = "memories"
-        indexes = [IndexModel([("user_id", ASCENDING), ("type", ASCENDING), ("entity_key", ASCENDING),
-                               ("last_seen_at", DESCENDING)], name="user_dedup"),
-                   IndexModel([("user_id", ASCENDING), ("timestamp", DESCENDING)], name="user_time"),
-                   _text_index(list(MEMORY_TEXT_WEIGHTS), MEMORY_TEXT_WEIGHTS, "user_text")]
+        indexes = [
+            IndexModel(
+                [("user_id", ASCENDING), ("type", ASCENDING), ("entity_key", ASCENDING), ("last_seen_at", DESCENDING)],
+                name="user_dedup",
+            ),
+            IndexModel([("user_id", ASCENDING), ("timestamp", DESCENDING)], name="user_time"),
+            _text_index(list(MEMORY_TEXT_WEIGHTS), MEMORY_TEXT_WEIGHTS, "user_text"),
+        ]
 
 
 class Play(BaseModel):

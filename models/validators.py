@@ -84,8 +84,18 @@ VALIDATORS: dict[str, dict[str, Any]] = {
     },
     "memories": {
         "bsonType": "object",
-        "required": ["user_id", "memory_id", "type", "entities", "entity_key", "summary", "importance", "timestamp",
-                     "last_seen_at", "seen_count"],
+        "required": [
+            "user_id",
+            "memory_id",
+            "type",
+            "entities",
+            "entity_key",
+            "summary",
+            "importance",
+            "timestamp",
+            "last_seen_at",
+            "seen_count",
+        ],
         "properties": {
             "user_id": _INT | {"minimum": 1},
             "memory_id": {"bsonType": "string"},

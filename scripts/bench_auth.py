@@ -26,21 +26,21 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mcp.client.client import Client  # noqa: E402
-from mcp.client.sse import sse_client  # noqa: E402
+from benchmarks.calling import client_caller, timed
+from benchmarks.constants import HOST
+from benchmarks.processes import answers_ready, free_port, http_server
+from benchmarks.report import pct
+from mcp.client.client import Client
+from mcp.client.sse import sse_client
 
-from benchmarks.calling import client_caller, timed  # noqa: E402
-from benchmarks.constants import HOST  # noqa: E402
-from benchmarks.processes import answers_ready, free_port, http_server  # noqa: E402
-from benchmarks.report import pct  # noqa: E402
-from service.audit.origin import CallOrigin, acting_as, new_request_id  # noqa: E402
-from service.auth.tokens import TokenStore  # noqa: E402
-from service.facade import MemoryService  # noqa: E402
-from service.settings import Settings  # noqa: E402
-from service.audit.write_path import record_audit_on_write_path  # noqa: E402
-from service.storage.database import open_database  # noqa: E402
-from service.storage.embedded.engine import _mock_collection  # noqa: E402
-from service.timeutil import utc_now  # noqa: E402
+from service.audit.origin import CallOrigin, acting_as, new_request_id
+from service.audit.write_path import record_audit_on_write_path
+from service.auth.tokens import TokenStore
+from service.facade import MemoryService
+from service.settings import Settings
+from service.storage.database import open_database
+from service.storage.embedded.engine import _mock_collection
+from service.timeutil import utc_now
 
 USER = 1
 ROUNDS = 4
@@ -52,8 +52,7 @@ def track(n: int) -> str:
 
 def serve(data_dir: Path, work: Path) -> Any:
     port = free_port()
-    args = [sys.executable, "-m", "host.cli", "serve", "--host", HOST, "--port", str(port),
-            "--data-dir", str(data_dir)]
+    args = [sys.executable, "-m", "host.cli", "serve", "--host", HOST, "--port", str(port), "--data-dir", str(data_dir)]
     # The limiter stays on (its check is part of the cost) but far above this sequential client.
     limits = {"MEMORY_RATE_LIMIT_PER_MINUTE": "1000000", "MEMORY_RATE_LIMIT_BURST": "1000"}
     return http_server(args, port, work / f"server-{port}.log", lambda: answers_ready(port, "/readyz"), limits)
@@ -70,22 +69,38 @@ async def sse_rows(calls: int, work: Path) -> list[tuple[str, list[float], list[
     token, _ = store.create("user", [USER])
     samples: dict[str, dict[str, list[float]]] = {"get_profile": {}, "mutation": {}}
     with serve(open_dir, work) as open_base, serve(token_dir, work) as token_base:
-        for mode, base, headers in (("open", open_base, None), ("token", token_base,
-                                                                 {"Authorization": f"Bearer {token}"})):
+        for _mode, base, headers in (
+            ("open", open_base, None),
+            ("token", token_base, {"Authorization": f"Bearer {token}"}),
+        ):
             async with Client(sse_client(f"{base}/sse", headers=headers), cache=None) as client:
                 call = client_caller(client)
-                await call("memory_log_playlist_create", {"user_id": USER, "playlist_id": "benchplaylist01",
-                                                          "name": "bench", "track_ids": [track(0)]})
+                await call(
+                    "memory_log_playlist_create",
+                    {"user_id": USER, "playlist_id": "benchplaylist01", "name": "bench", "track_ids": [track(0)]},
+                )
         per_round = max(calls // ROUNDS, 10)
         for _ in range(ROUNDS):
-            for mode, base, headers in (("open", open_base, None), ("token", token_base,
-                                                                     {"Authorization": f"Bearer {token}"})):
+            for mode, base, headers in (
+                ("open", open_base, None),
+                ("token", token_base, {"Authorization": f"Bearer {token}"}),
+            ):
                 async with Client(sse_client(f"{base}/sse", headers=headers), cache=None) as client:
                     call = client_caller(client)
                     profile = await timed(lambda i: call("memory_get_profile", {"user_id": USER}), per_round, 20)
-                    mutation = await timed(lambda i: call("memory_log_playlist_mutation", {
-                        "user_id": USER, "playlist_id": "benchplaylist01", "type": "ADD_TRACKS",
-                        "payload": {"track_ids": [track(i % 50)]}}), per_round, 5)
+                    mutation = await timed(
+                        lambda i: call(
+                            "memory_log_playlist_mutation",
+                            {
+                                "user_id": USER,
+                                "playlist_id": "benchplaylist01",
+                                "type": "ADD_TRACKS",
+                                "payload": {"track_ids": [track(i % 50)]},
+                            },
+                        ),
+                        per_round,
+                        5,
+                    )
                 samples["get_profile"].setdefault(mode, []).extend(profile)
                 samples["mutation"].setdefault(mode, []).extend(mutation)
     return [(f"SSE {row}", s["open"], s["token"]) for row, s in samples.items()]
@@ -124,9 +139,15 @@ async def write_path_rows(calls: int) -> list[tuple[str, list[float], list[float
 
         async def mutate(i: int) -> None:
             with acting_as(CallOrigin("bench", "memory.log_playlist_mutation", new_request_id())):
-                await service.playlists.mutate({"user_id": USER, "playlist_id": "benchplaylist01",
-                                                     "type": "ADD_TRACKS", "payload": {"track_ids": [track(i)]}},
-                                                    None)
+                await service.playlists.mutate(
+                    {
+                        "user_id": USER,
+                        "playlist_id": "benchplaylist01",
+                        "type": "ADD_TRACKS",
+                        "payload": {"track_ids": [track(i)]},
+                    },
+                    None,
+                )
 
         with_audit, without = [], []
         for _ in range(ROUNDS):
@@ -143,16 +164,26 @@ async def write_path_rows(calls: int) -> list[tuple[str, list[float], list[float
 async def audit_query_rows(sizes: list[int]) -> list[tuple[str, list[float]]]:
     rows = []
     for size in sizes:
+
         async def measure(service: MemoryService, size: int = size) -> list[float]:
             db = service.database
             store = _mock_collection(db._embedded.client, service.settings.database_name, "audit_log")._store
             now = utc_now()
             for n in range(size):  # straight into the store, as start-up loads the journal
                 entry_id = uuid.uuid4().hex
-                store[entry_id] = {"_id": entry_id, "time": now, "collection": "playlist_history",
-                                   "operation": "update", "user_id": 1 + n % 8, "playlist_id": f"playlist{n % 500:06d}",
-                                   "document_key": "k", "tool": "memory.log_playlist_mutation",
-                                   "request_id": entry_id, "principal": "tok", "via": "write_path"}
+                store[entry_id] = {
+                    "_id": entry_id,
+                    "time": now,
+                    "collection": "playlist_history",
+                    "operation": "update",
+                    "user_id": 1 + n % 8,
+                    "playlist_id": f"playlist{n % 500:06d}",
+                    "document_key": "k",
+                    "tool": "memory.log_playlist_mutation",
+                    "request_id": entry_id,
+                    "principal": "tok",
+                    "via": "write_path",
+                }
             return await timed(lambda i: service.audit.entries(USER, None, None, None, 100, None), 20, 2)
 
         rows.append((f"ops.audit, 100 newest of one user, {size:,} entries (in process)", await in_process(measure)))
@@ -169,18 +200,36 @@ async def main() -> None:
     parser.add_argument("--calls", type=int, default=400)
     parser.add_argument("--audit-sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     args = parser.parse_args()
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
-          f"Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}")
+    print(
+        f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}, load {os.getloadavg()[0]:.2f}"
+    )
     with tempfile.TemporaryDirectory() as temporary:
         work = Path(temporary)
         print(line("", "open p50", "token p50", "open p95", "token p95", "Δ p50 ms"))
         for label, base, token in await sse_rows(args.calls, work):
-            print(line(label, f"{pct(base, 50):.2f}", f"{pct(token, 50):.2f}", f"{pct(base, 95):.2f}",
-                       f"{pct(token, 95):.2f}", f"{pct(token, 50) - pct(base, 50):+.2f}"))
+            print(
+                line(
+                    label,
+                    f"{pct(base, 50):.2f}",
+                    f"{pct(token, 50):.2f}",
+                    f"{pct(base, 95):.2f}",
+                    f"{pct(token, 95):.2f}",
+                    f"{pct(token, 50) - pct(base, 50):+.2f}",
+                )
+            )
         print(line("", "no audit p50", "audit p50", "no audit p95", "audit p95", "Δ p50 ms"))
         for label, base, audited in await write_path_rows(args.calls):
-            print(line(label, f"{pct(base, 50):.2f}", f"{pct(audited, 50):.2f}", f"{pct(base, 95):.2f}",
-                       f"{pct(audited, 95):.2f}", f"{pct(audited, 50) - pct(base, 50):+.2f}"))
+            print(
+                line(
+                    label,
+                    f"{pct(base, 50):.2f}",
+                    f"{pct(audited, 50):.2f}",
+                    f"{pct(base, 95):.2f}",
+                    f"{pct(audited, 95):.2f}",
+                    f"{pct(audited, 50) - pct(base, 50):+.2f}",
+                )
+            )
         for label, micros in verify_rows(work):
             print(line(label, f"{micros:.1f}"))
         print(line("", "p50 ms", "p95 ms"))

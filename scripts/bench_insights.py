@@ -25,12 +25,20 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.settings import Settings  # noqa: E402
-from tests.support import connected, playlist, track  # noqa: E402
+from service.settings import Settings
+from tests.support import connected, playlist, track
 
 USER = 1
-RULES = ["no more than 3 songs per artist", "too many songs by one band", "no christmas music", "less pop",
-         "keep it under 2 hours", "more Nightwish", "add breathers mid-playlist", "no screamo please"]
+RULES = [
+    "no more than 3 songs per artist",
+    "too many songs by one band",
+    "no christmas music",
+    "less pop",
+    "keep it under 2 hours",
+    "more Nightwish",
+    "add breathers mid-playlist",
+    "no screamo please",
+]
 
 
 async def seed(service, user: int, playlists: int, tracks: int, events: int, rng: random.Random) -> None:
@@ -39,8 +47,10 @@ async def seed(service, user: int, playlists: int, tracks: int, events: int, rng
     for p in range(playlists):
         moment = start + timedelta(days=rng.uniform(0, 200))
         current = rng.sample(pool, tracks)
-        await service.playlists.create({"user_id": user, "playlist_id": playlist(user * 1000 + p),
-                                           "name": f"Mix {p}", "track_ids": current}, moment)
+        await service.playlists.create(
+            {"user_id": user, "playlist_id": playlist(user * 1000 + p), "name": f"Mix {p}", "track_ids": current},
+            moment,
+        )
         for _ in range(events):
             moment += timedelta(hours=rng.uniform(1, 96))
             kind = rng.choice(["ADD_TRACKS", "ADD_TRACKS", "REMOVE_TRACKS", "REORDER"])
@@ -53,11 +63,17 @@ async def seed(service, user: int, playlists: int, tracks: int, events: int, rng
             else:
                 payload = {"track_ids": rng.sample(current, len(current))}
                 current = payload["track_ids"]
-            await service.playlists.mutate({"user_id": user, "playlist_id": playlist(user * 1000 + p),
-                                                 "type": kind, "payload": payload}, moment)
+            await service.playlists.mutate(
+                {"user_id": user, "playlist_id": playlist(user * 1000 + p), "type": kind, "payload": payload}, moment
+            )
     for n in range(200):
-        await service.profiles.append_event(user, rng.choice(["rule", "dislike", "feedback", "like"]),
-                                              {"raw_text": rng.choice(RULES)}, "user", start + timedelta(days=n))
+        await service.profiles.append_event(
+            user,
+            rng.choice(["rule", "dislike", "feedback", "like"]),
+            {"raw_text": rng.choice(RULES)},
+            "user",
+            start + timedelta(days=n),
+        )
 
 
 def _percentiles(samples: list[float]) -> str:
@@ -78,10 +94,16 @@ async def main(args: argparse.Namespace) -> None:
                 gc.collect()
                 gc.freeze()
             for tool, arguments, facade in (
-                ("memory_rotation_report", {"user_id": USER, "days": 30, "limit": 50},
-                 lambda: call.service.insights.rotation_report(USER, 30, 50)),
-                ("memory_feedback_summary", {"user_id": USER, "limit": 20},
-                 lambda: call.service.insights.feedback_summary(USER, 20)),
+                (
+                    "memory_rotation_report",
+                    {"user_id": USER, "days": 30, "limit": 50},
+                    lambda: call.service.insights.rotation_report(USER, 30, 50),
+                ),
+                (
+                    "memory_feedback_summary",
+                    {"user_id": USER, "limit": 20},
+                    lambda: call.service.insights.feedback_summary(USER, 20),
+                ),
             ):
                 for label, run in (("tool", lambda: call.ok(tool, arguments)), ("facade", facade)):
                     await run()  # warm

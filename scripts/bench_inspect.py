@@ -19,31 +19,47 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.settings import Settings  # noqa: E402
-from tests.support import connected  # noqa: E402
+from service.settings import Settings
+from tests.support import connected
 
 
 async def main(events: int) -> None:
     rng = random.Random(7)
     with tempfile.TemporaryDirectory() as directory:
         async with connected(Settings(data_dir=Path(directory))) as call:
-            await call.ok("memory_update_profile", {"user_id": 1, "create_if_missing": True, "patch": {
-                "likes": {"artists": [f"Band {i}" for i in range(190)]}, "rules": {"max_tracks_per_artist": 2}}})
+            await call.ok(
+                "memory_update_profile",
+                {
+                    "user_id": 1,
+                    "create_if_missing": True,
+                    "patch": {
+                        "likes": {"artists": [f"Band {i}" for i in range(190)]},
+                        "rules": {"max_tracks_per_artist": 2},
+                    },
+                },
+            )
             for _ in range(events):  # the service's write path, without the MCP round trip
                 await call.service.profiles.append_event(
-                    1, rng.choice(["like", "dislike", "feedback"]),
+                    1,
+                    rng.choice(["like", "dislike", "feedback"]),
                     {"artist": f"Band {rng.randrange(300)}", "raw_text": f"i like band {rng.randrange(300)} a lot"},
-                    "user", None)
-            for tool, arguments in (("memory_inspect", {"user_id": 1}),
-                                    ("memory_explain", {"user_id": 1, "path": "/likes/artists/3"})):
+                    "user",
+                    None,
+                )
+            for tool, arguments in (
+                ("memory_inspect", {"user_id": 1}),
+                ("memory_explain", {"user_id": 1, "path": "/likes/artists/3"}),
+            ):
                 samples = []
                 for _ in range(10):
                     start = time.perf_counter()
                     answer = await call.ok(tool, arguments)
                     samples.append((time.perf_counter() - start) * 1000)
                 samples.sort()
-                print(f"{tool}: p50 {samples[5]:.0f} ms, max {samples[-1]:.0f} ms, "
-                      f"answer {len(json.dumps(answer, default=str)):,} bytes")
+                print(
+                    f"{tool}: p50 {samples[5]:.0f} ms, max {samples[-1]:.0f} ms, "
+                    f"answer {len(json.dumps(answer, default=str)):,} bytes"
+                )
 
 
 if __name__ == "__main__":

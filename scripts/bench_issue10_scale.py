@@ -18,34 +18,66 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.settings import Settings  # noqa: E402
-from tests.support import Caller, connected, playlist, track  # noqa: E402
+from service.settings import Settings
+from tests.support import Caller, connected, playlist, track
 
 PLAYLISTS, TRACKS, CHANGES, CATALOG = 5, 50, 20, 300
 
 
 async def seed(call: Caller, user: int) -> None:
     rng = random.Random(user)
-    await call.ok("memory_upsert_tracks", {"user_id": user, "tracks": [
-        {"track_id": track(n), "name": f"Song {n} {rng.choice(['night', 'fire', 'blue', 'storm'])}",
-         "artists": [f"Band {n % 40}"], "duration_ms": 200_000, "energy": rng.random()} for n in range(CATALOG)]})
+    await call.ok(
+        "memory_upsert_tracks",
+        {
+            "user_id": user,
+            "tracks": [
+                {
+                    "track_id": track(n),
+                    "name": f"Song {n} {rng.choice(['night', 'fire', 'blue', 'storm'])}",
+                    "artists": [f"Band {n % 40}"],
+                    "duration_ms": 200_000,
+                    "energy": rng.random(),
+                }
+                for n in range(CATALOG)
+            ],
+        },
+    )
     for p in range(PLAYLISTS):
         pid = playlist(p)
-        await call.ok("memory_log_playlist_create", {"user_id": user, "playlist_id": pid, "name": f"Mix {p}",
-                                                     "track_ids": [track(rng.randrange(CATALOG)) for _ in range(TRACKS)],
-                                                     "created_at": "2025-01-01T00:00:00Z"})
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": user,
+                "playlist_id": pid,
+                "name": f"Mix {p}",
+                "track_ids": [track(rng.randrange(CATALOG)) for _ in range(TRACKS)],
+                "created_at": "2025-01-01T00:00:00Z",
+            },
+        )
         for _ in range(CHANGES):
-            await call.ok("memory_log_playlist_mutation", {"user_id": user, "playlist_id": pid, "type": "ADD_TRACKS",
-                                                           "payload": {"track_ids": [track(rng.randrange(CATALOG))]}})
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": user,
+                    "playlist_id": pid,
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track(rng.randrange(CATALOG))]},
+                },
+            )
     for n in range(20):
-        await call.ok("memory_append_preference_event", {"user_id": user, "type": "rule",
-                                                         "payload": {"raw_text": f"no more than {n % 3 + 2} per artist"}})
+        await call.ok(
+            "memory_append_preference_event",
+            {"user_id": user, "type": "rule", "payload": {"raw_text": f"no more than {n % 3 + 2} per artist"}},
+        )
 
 
 CALLS = {
     "memory_resolve_track": {"user_id": 1, "text": "song 12 nigth"},
-    "memory_check_playlist": {"user_id": 1, "track_ids": [track(n) for n in range(40)],
-                              "rules": {"max_tracks_per_artist": 2}},
+    "memory_check_playlist": {
+        "user_id": 1,
+        "track_ids": [track(n) for n in range(40)],
+        "rules": {"max_tracks_per_artist": 2},
+    },
     "memory_diff_playlist": {"user_id": 1, "playlist_id": playlist(0), "from_time": "2025-01-01T00:00:00Z"},
     "memory_rotation_report": {"user_id": 1},
     "memory_feedback_summary": {"user_id": 1},
@@ -70,8 +102,10 @@ async def measure(users: int, repeat: int) -> dict[str, tuple[float, float]]:
                     start = time.perf_counter()
                     if tool == "undo+redo":
                         undone = await call.ok("memory_undo_last_mutation", {"user_id": 1, "playlist_id": playlist(1)})
-                        await call.ok("memory_undo_last_mutation", {"user_id": 1, "playlist_id": playlist(1),
-                                                                    "event_id": undone["event_id"]})
+                        await call.ok(
+                            "memory_undo_last_mutation",
+                            {"user_id": 1, "playlist_id": playlist(1), "event_id": undone["event_id"]},
+                        )
                     else:
                         await call.ok(tool, arguments)
                     samples.append((time.perf_counter() - start) * 1000)

@@ -63,48 +63,70 @@ def f(value: float | None, digits: int = 2) -> str:
 
 def print_tables(rows: list[dict[str, Any]], loads: list[dict[str, float]], args: argparse.Namespace) -> None:
     mode = {True: "on", False: "off"}
-    print("\nLatency of SearchEngine.search (limit 25), ms; each query set timed on its own; "
-          f"{args.repeat} passes per set, no warm-up pass. MRR and top-5: one pass, limit 10.\n")
+    print(
+        "\nLatency of SearchEngine.search (limit 25), ms; each query set timed on its own; "
+        f"{args.repeat} passes per set, no warm-up pass. MRR and top-5: one pass, limit 10.\n"
+    )
     print("| items (one user) | semantic | query set | searches | p50 | p95 | p99 | max | MRR | top-5 |")
     print("|---:|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         for name in ("existing", "paraphrase"):
             s, q = row["search"][name], row["quality"][name]
-            print(f"| {row['items']:,} | {mode[row['semantic']]} | {name} ({q['queries']}) | {s['n']} | "
-                  f"{f(s['p50'])} | {f(s['p95'])} | {f(s['p99'])} | {f(s['max'])} | {q['mrr']:.3f} | "
-                  f"{q['top5']:.1%} |")
-    print("\nStart-up index build (MemoryService.build_search_index, model already loaded) and memory. "
-          "Lexical = build - embedding; stall = longest gap of a 1 ms asyncio.sleep ticker during the build "
-          "(includes its 1 ms); RSS = VmRSS, MB.\n")
-    print("| items (one user) | semantic | entries | build s | lexical s | embedding s | longest stall ms | "
-          "RSS store loaded | RSS + model | RSS built | index RSS | vectors MB | peak RSS |")
+            print(
+                f"| {row['items']:,} | {mode[row['semantic']]} | {name} ({q['queries']}) | {s['n']} | "
+                f"{f(s['p50'])} | {f(s['p95'])} | {f(s['p99'])} | {f(s['max'])} | {q['mrr']:.3f} | "
+                f"{q['top5']:.1%} |"
+            )
+    print(
+        "\nStart-up index build (MemoryService.build_search_index, model already loaded) and memory. "
+        "Lexical = build - embedding; stall = longest gap of a 1 ms asyncio.sleep ticker during the build "
+        "(includes its 1 ms); RSS = VmRSS, MB.\n"
+    )
+    print(
+        "| items (one user) | semantic | entries | build s | lexical s | embedding s | longest stall ms | "
+        "RSS store loaded | RSS + model | RSS built | index RSS | vectors MB | peak RSS |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
-        print(f"| {row['items']:,} | {mode[row['semantic']]} | {row['entries']:,} | {f(row['build_s'])} | "
-              f"{f(row['build_s'] - row['embed_s'])} | {f(row['embed_s']) if row['semantic'] else '–'} | "
-              f"{f(row['stall_ms'], 1)} | {f(row['rss_store'], 0)} | "
-              f"{f(row['rss_model'], 0) if row['semantic'] else '–'} | {f(row['rss_built'], 0)} | "
-              f"{f(row['rss_built'] - row['rss_model'], 0)} | {f(row.get('vectors_mb'), 1)} | "
-              f"{f(row['hwm_built'], 0)} |")
-    print(f"\nWrites on the built index, ms ({args.writes} appends, {max(1, args.writes // 4)} playlist creates, each "
-          "with a new word); flush = UserMeaning.flush of what the writes noted (what the next search pays).\n")
-    print("| items (one user) | semantic | append p50 | append p95 | create p50 | create p95 | "
-          "flush after all writes ms | per entry µs | flush after 1 write p50 | p95 |")
+        print(
+            f"| {row['items']:,} | {mode[row['semantic']]} | {row['entries']:,} | {f(row['build_s'])} | "
+            f"{f(row['build_s'] - row['embed_s'])} | {f(row['embed_s']) if row['semantic'] else '–'} | "
+            f"{f(row['stall_ms'], 1)} | {f(row['rss_store'], 0)} | "
+            f"{f(row['rss_model'], 0) if row['semantic'] else '–'} | {f(row['rss_built'], 0)} | "
+            f"{f(row['rss_built'] - row['rss_model'], 0)} | {f(row.get('vectors_mb'), 1)} | "
+            f"{f(row['hwm_built'], 0)} |"
+        )
+    print(
+        f"\nWrites on the built index, ms ({args.writes} appends, {max(1, args.writes // 4)} playlist creates, each "
+        "with a new word); flush = UserMeaning.flush of what the writes noted (what the next search pays).\n"
+    )
+    print(
+        "| items (one user) | semantic | append p50 | append p95 | create p50 | create p95 | "
+        "flush after all writes ms | per entry µs | flush after 1 write p50 | p95 |"
+    )
     print("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for row in rows:
         w = row["writes"]
         flush = ["–"] * 4
         if "flush_batch_ms" in w:
-            flush = [f(w["flush_batch_ms"]), f(w["flush_batch_ms"] * 1000 / max(1, w["flush_batch_entries"]), 0),
-                     f(w["flush_single"]["p50"]), f(w["flush_single"]["p95"])]
-        print(f"| {row['items']:,} | {mode[row['semantic']]} | {f(w['append']['p50'])} | {f(w['append']['p95'])} | "
-              f"{f(w['create']['p50'])} | {f(w['create']['p95'])} | {' | '.join(flush)} |")
+            flush = [
+                f(w["flush_batch_ms"]),
+                f(w["flush_batch_ms"] * 1000 / max(1, w["flush_batch_entries"]), 0),
+                f(w["flush_single"]["p50"]),
+                f(w["flush_single"]["p95"]),
+            ]
+        print(
+            f"| {row['items']:,} | {mode[row['semantic']]} | {f(w['append']['p50'])} | {f(w['append']['p95'])} | "
+            f"{f(w['create']['p50'])} | {f(w['create']['p95'])} | {' | '.join(flush)} |"
+        )
     if loads:
         seconds = [x["load_s"] for x in loads]
-        print(f"\nModel load (EmbeddingModel(), import included, fresh process, {len(loads)} runs): median "
-              f"{statistics.median(seconds) * 1000:.0f} ms (min {min(seconds) * 1000:.0f}, max "
-              f"{max(seconds) * 1000:.0f}); RSS +{statistics.median(x['rss_mb'] for x in loads):.0f} MB; first "
-              f"embedding {statistics.median(x['first_embed_ms'] for x in loads):.2f} ms.")
+        print(
+            f"\nModel load (EmbeddingModel(), import included, fresh process, {len(loads)} runs): median "
+            f"{statistics.median(seconds) * 1000:.0f} ms (min {min(seconds) * 1000:.0f}, max "
+            f"{max(seconds) * 1000:.0f}); RSS +{statistics.median(x['rss_mb'] for x in loads):.0f} MB; first "
+            f"embedding {statistics.median(x['first_embed_ms'] for x in loads):.2f} ms."
+        )
 
 
 def main() -> None:
@@ -127,8 +149,10 @@ def main() -> None:
     modes = [m.strip() for m in args.semantic.split(",") if m.strip()]
     if not modes or set(modes) - {"on", "off"}:
         parser.error("--semantic takes on, off or on,off")
-    print(f"machine: {machine()}\ncommit: {commit()}\ncommand: python scripts/bench_search.py "
-          f"{' '.join(sys.argv[1:])}".rstrip())
+    print(
+        f"machine: {machine()}\ncommit: {commit()}\ncommand: python scripts/bench_search.py "
+        f"{' '.join(sys.argv[1:])}".rstrip()
+    )
     started = time.perf_counter()
     rows = []
     for size in args.sizes:

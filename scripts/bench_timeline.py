@@ -20,29 +20,37 @@ import random
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.settings import Settings  # noqa: E402
-from tests.support import connected, playlist, track  # noqa: E402
+from service.settings import Settings
+from tests.support import connected, playlist, track
 
 
 def pct(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 async def main(tracks: int, events: int, repeat: int) -> None:
     rng = random.Random(16)
     pid = playlist(1)
-    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
     with tempfile.TemporaryDirectory() as directory:
         async with connected(Settings(data_dir=Path(directory))) as call:
             current = [track(i) for i in range(tracks)]
-            await call.ok("memory_log_playlist_create", {"user_id": 1, "playlist_id": pid, "name": "Big",
-                                                          "track_ids": current, "created_at": start.isoformat()})
+            await call.ok(
+                "memory_log_playlist_create",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "name": "Big",
+                    "track_ids": current,
+                    "created_at": start.isoformat(),
+                },
+            )
             built = time.perf_counter()
             next_id = tracks
             for n in range(events):
@@ -63,33 +71,41 @@ async def main(tracks: int, events: int, repeat: int) -> None:
                     kind, payload = "UPDATE_META", {"name": f"Big {n}"}
                 await call.service.playlists.mutate(
                     {"user_id": 1, "playlist_id": pid, "type": kind, "payload": payload},
-                    start + timedelta(minutes=n + 1))
+                    start + timedelta(minutes=n + 1),
+                )
             built = time.perf_counter() - built
             now = await call.ok("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid})
             assert now["track_ids"] == current
             head = await call.ok("memory_get_playlist", {"user_id": 1, "playlist_id": pid, "include_events_limit": 0})
-            print(f"built: {tracks:,} tracks, {events:,} events in {built:.1f} s; now {len(current):,} tracks; "
-                  f"snapshots: {len(head.get('recent_snapshots') or [])} recent shown")
+            print(
+                f"built: {tracks:,} tracks, {events:,} events in {built:.1f} s; now {len(current):,} tracks; "
+                f"snapshots: {len(head.get('recent_snapshots') or [])} recent shown"
+            )
             for max_points in (500, 2000):
                 samples = []
                 answer: dict = {}
                 for _ in range(repeat):
                     begin = time.perf_counter()
-                    answer = await call.ok("memory_get_playlist_timeline",
-                                           {"user_id": 1, "playlist_id": pid, "max_points": max_points})
+                    answer = await call.ok(
+                        "memory_get_playlist_timeline", {"user_id": 1, "playlist_id": pid, "max_points": max_points}
+                    )
                     samples.append((time.perf_counter() - begin) * 1000)
                 assert answer["events_total"] == events + 1 and answer["track_count"] == len(current)
-                print(f"memory_get_playlist_timeline max_points={max_points}: p50 {pct(samples, 0.5):.1f} ms, "
-                      f"p95 {pct(samples, 0.95):.1f} ms, {len(answer['points'])} points, "
-                      f"answer {len(json.dumps(answer)):,} bytes")
+                print(
+                    f"memory_get_playlist_timeline max_points={max_points}: p50 {pct(samples, 0.5):.1f} ms, "
+                    f"p95 {pct(samples, 0.95):.1f} ms, {len(answer['points'])} points, "
+                    f"answer {len(json.dumps(answer)):,} bytes"
+                )
             service = call.service
             samples = []
             for _ in range(repeat):
                 begin = time.perf_counter()
                 await service.moves.timeline(1, pid, 500)
                 samples.append((time.perf_counter() - begin) * 1000)
-            print(f"service function alone (max_points=500): p50 {pct(samples, 0.5):.1f} ms, "
-                  f"p95 {pct(samples, 0.95):.1f} ms")
+            print(
+                f"service function alone (max_points=500): p50 {pct(samples, 0.5):.1f} ms, "
+                f"p95 {pct(samples, 0.95):.1f} ms"
+            )
 
 
 if __name__ == "__main__":

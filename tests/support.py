@@ -56,9 +56,8 @@ async def connected(settings: Settings, **client_options: Any) -> AsyncIterator[
     """``client_options`` go to the SDK's ``Client`` (an ``elicitation_callback``, a ``message_handler``)."""
     holder = ServiceHolder()
     server = create_mcp_server(holder, settings.tool_names, toolsets=settings.toolsets)
-    async with running_service(settings, holder) as service:
-        async with Client(server, **client_options) as client:
-            yield Caller(client, service)
+    async with running_service(settings, holder) as service, Client(server, **client_options) as client:
+        yield Caller(client, service)
 
 
 def track(n: int) -> str:

@@ -7,8 +7,8 @@ import re
 from models.schema_files import input_schema
 from service.settings import Settings
 from tests.support import connected
-from tools.specs.catalog import TOOL_SPECS
 from tools.server import wire_name
+from tools.specs.catalog import TOOL_SPECS
 
 WIRE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 

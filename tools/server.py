@@ -82,18 +82,29 @@ def tool_call(spec: ToolSpec, pipeline: CallPipeline) -> ToolCall:
     """The tool's call through the pipeline: confirmation by the user, the handler, the envelope."""
 
     async def call(arguments: dict[str, Any], context: Any) -> CallToolResult | InputRequiredResult:
-        gates = Call(spec.prd_name, spec.access, gated=spec.gated, writes=not spec.read_only, log_fields={
-            "tool": spec.prd_name, "user_id": target_user(arguments), "playlist_id": _logged_playlist(arguments)})
+        gates = Call(
+            spec.prd_name,
+            spec.access,
+            gated=spec.gated,
+            writes=not spec.read_only,
+            log_fields={
+                "tool": spec.prd_name,
+                "user_id": target_user(arguments),
+                "playlist_id": _logged_playlist(arguments),
+            },
+        )
 
-        async def work(service: MemoryService, valid: dict[str, Any],
-                       principal: Principal) -> CallToolResult | InputRequiredResult:
+        async def work(
+            service: MemoryService, valid: dict[str, Any], principal: Principal
+        ) -> CallToolResult | InputRequiredResult:
             question = await confirmed_by_user(spec.prd_name, valid, context)  # destructive: the user says yes
             if question is not None:
                 return question  # asked in the answer (2026-07-28): the client retries with the reply
             return success(await spec.handler(service, valid, principal))
 
-        return await pipeline.run(gates, arguments, context, lambda raw: validate_arguments(spec.prd_name, raw),
-                                  work, from_exception)
+        return await pipeline.run(
+            gates, arguments, context, lambda raw: validate_arguments(spec.prd_name, raw), work, from_exception
+        )
 
     return call
 
@@ -120,8 +131,9 @@ def build_tool(spec: ToolSpec, style: NameStyle, pipeline: CallPipeline) -> RawA
     )
 
 
-def tool_calls(provide: ServiceProvider, style: NameStyle, policy: CallPolicy,
-               toolsets: Collection[str] | None = None) -> dict[str, ToolCall]:
+def tool_calls(
+    provide: ServiceProvider, style: NameStyle, policy: CallPolicy, toolsets: Collection[str] | None = None
+) -> dict[str, ToolCall]:
     """Wire name → the very call path the MCP tools run (identity, rate limit, validation,
     authorization, switches, confirmation, handler, envelope, metrics, log, subscriptions), for
     another transport (the memory page) that passes its own ``policy`` and call context."""
@@ -130,8 +142,11 @@ def tool_calls(provide: ServiceProvider, style: NameStyle, policy: CallPolicy,
 
 
 def create_mcp_server(
-    provide: ServiceProvider, style: NameStyle = "plain", policy: CallPolicy | None = None,
-    toolsets: Collection[str] | None = None, subscriptions: Subscriptions | None = None,
+    provide: ServiceProvider,
+    style: NameStyle = "plain",
+    policy: CallPolicy | None = None,
+    toolsets: Collection[str] | None = None,
+    subscriptions: Subscriptions | None = None,
 ) -> MCPServer:
     """The MCP server with the tools of ``toolsets`` registered (None: every tool; see
     ``catalog.TOOLSETS``). Without a policy every call is the machine's own user (stdio, in process).
@@ -149,8 +164,9 @@ def create_mcp_server(
     )
     register_resources(server, pipeline)
     subscriptions.install(server, pipeline)
-    add_prompts(server, pipeline, [spec.prd_name for spec in specs_in(toolsets)],
-                lambda text: rename_in_text(text, style))
+    add_prompts(
+        server, pipeline, [spec.prd_name for spec in specs_in(toolsets)], lambda text: rename_in_text(text, style)
+    )
     return server
 
 

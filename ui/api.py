@@ -64,8 +64,13 @@ SIGN_IN_BURST = 10
 
 
 class UiApi:
-    def __init__(self, sessions: SessionStore, calls: dict[str, ToolCall], secure_cookie: bool,
-                 sign_in_limiter: RateLimiter | None = None) -> None:
+    def __init__(
+        self,
+        sessions: SessionStore,
+        calls: dict[str, ToolCall],
+        secure_cookie: bool,
+        sign_in_limiter: RateLimiter | None = None,
+    ) -> None:
         self.sessions = sessions
         self.calls = calls
         self.secure_cookie = secure_cookie
@@ -92,8 +97,13 @@ class UiApi:
             self.sign_in_limiter.check(f"ui-sign-in:{address}")
         except RateLimited as exc:
             retry = exc.details["retry_after_s"]
-            return error_response(429, "RATE_LIMITED", "too many sign-in attempts from this address",
-                                  headers={"Retry-After": str(max(1, round(retry)))}, details={"retry_after_s": retry})
+            return error_response(
+                429,
+                "RATE_LIMITED",
+                "too many sign-in attempts from this address",
+                headers={"Retry-After": str(max(1, round(retry)))},
+                details={"retry_after_s": retry},
+            )
         try:
             body = await _json_body(request)
         except BodyTooLarge:
@@ -109,8 +119,9 @@ class UiApi:
         assert principal is not None  # just verified
         log.info("ui sign-in", extra={"principal": principal.name})
         response = JSONResponse(_session_body(session, principal, self.sessions.open_mode()))
-        response.headers["Set-Cookie"] = session_cookie(session.session_id, int(self.sessions.absolute_seconds),
-                                                        self.secure_cookie)
+        response.headers["Set-Cookie"] = session_cookie(
+            session.session_id, int(self.sessions.absolute_seconds), self.secure_cookie
+        )
         return response
 
     async def sign_out(self, request: Request) -> Response:

@@ -51,12 +51,20 @@ async def _to_index(scope: Scope, receive: Receive, send: Send) -> None:
     await RedirectResponse("/ui/", status_code=308)(scope, receive, send)
 
 
-def ui_routes(settings: Settings, tokens: TokenStore, calls: Mapping[str, ToolCall],
-              security: TransportSecuritySettings, static: Path = STATIC) -> list[BaseRoute]:
+def ui_routes(
+    settings: Settings,
+    tokens: TokenStore,
+    calls: Mapping[str, ToolCall],
+    security: TransportSecuritySettings,
+    static: Path = STATIC,
+) -> list[BaseRoute]:
     """The page and its API for ``settings`` (``/ui`` redirects to ``/ui/``); ``calls`` are the
     tool call paths by plain wire name."""
-    sessions = SessionStore(tokens, open_mode=lambda: settings.loopback and not tokens.configured(),
-                            absolute_seconds=settings.ui_session_minutes * 60)
+    sessions = SessionStore(
+        tokens,
+        open_mode=lambda: settings.loopback and not tokens.configured(),
+        absolute_seconds=settings.ui_session_minutes * 60,
+    )
     api = UiApi(sessions, dict(calls), secure_cookie=not settings.loopback)
 
     async def index(request: Request) -> Response:
@@ -68,16 +76,24 @@ def ui_routes(settings: Settings, tokens: TokenStore, calls: Mapping[str, ToolCa
     async def http_error(request: Request, exc: Exception) -> Response:
         # Starlette's own 404/405 as the page's JSON errors.
         status = exc.status_code if isinstance(exc, HTTPException) else 500
-        return error_response(status, "NOT_FOUND" if status in (404, 405) else "INTERNAL",
-                              "no such page or method" if status in (404, 405) else "internal error")
+        return error_response(
+            status,
+            "NOT_FOUND" if status in (404, 405) else "INTERNAL",
+            "no such page or method" if status in (404, 405) else "internal error",
+        )
 
-    router = Starlette(exception_handlers={404: http_error, 405: http_error}, routes=[
-        Route("/", index, methods=["GET"]),
-        Route("/static/{name}", asset, methods=["GET"]),
-        Route("/api/session", api.get_session, methods=["GET"]),
-        Route("/api/session", api.sign_in, methods=["POST"]),
-        Route("/api/session", api.sign_out, methods=["DELETE"]),
-        Route("/api/tools/{tool}", api.call_tool, methods=["POST"]),
-    ])
-    return [Route("/ui", UiGuard(_to_index, security, settings.max_request_bytes)),
-            Mount("/ui", app=UiGuard(router, security, settings.max_request_bytes))]
+    router = Starlette(
+        exception_handlers={404: http_error, 405: http_error},
+        routes=[
+            Route("/", index, methods=["GET"]),
+            Route("/static/{name}", asset, methods=["GET"]),
+            Route("/api/session", api.get_session, methods=["GET"]),
+            Route("/api/session", api.sign_in, methods=["POST"]),
+            Route("/api/session", api.sign_out, methods=["DELETE"]),
+            Route("/api/tools/{tool}", api.call_tool, methods=["POST"]),
+        ],
+    )
+    return [
+        Route("/ui", UiGuard(_to_index, security, settings.max_request_bytes)),
+        Mount("/ui", app=UiGuard(router, security, settings.max_request_bytes)),
+    ]

@@ -29,8 +29,13 @@ SECURITY_HEADERS = {
 }
 
 
-def error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None,
-                   details: dict[str, object] | None = None) -> JSONResponse:
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    details: dict[str, object] | None = None,
+) -> JSONResponse:
     error: dict[str, object] = {"code": code, "message": message}
     if details is not None:
         error["details"] = details

@@ -17,9 +17,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from service.audit.origin import UI_PRINCIPAL_PREFIX
-from service.auth.policy import Principal
+from service.auth.policy import OPEN, Principal
 from service.auth.tokens import TokenStore
-from service.auth.policy import OPEN
 
 IDLE_SECONDS = 30 * 60
 MAX_SESSIONS = 10_000
@@ -43,9 +42,15 @@ def ui_principal(token_id: str, base: Principal) -> Principal:
 
 
 class SessionStore:
-    def __init__(self, tokens: TokenStore, open_mode: Callable[[], bool], absolute_seconds: float,
-                 idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
-                 limit: int = MAX_SESSIONS) -> None:
+    def __init__(
+        self,
+        tokens: TokenStore,
+        open_mode: Callable[[], bool],
+        absolute_seconds: float,
+        idle_seconds: float = IDLE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        limit: int = MAX_SESSIONS,
+    ) -> None:
         self.tokens = tokens
         self.open_mode = open_mode  # evaluated per request: creating a token closes open mode
         self.absolute_seconds = absolute_seconds
@@ -80,8 +85,12 @@ class SessionStore:
         record = self.tokens.records().get(session.token_id)
         if record is None or not record.active:
             return None
-        base = Principal(name=record.token_id, role=record.role, user_ids=frozenset(record.user_ids),
-                         rate_limit_per_minute=record.rate_limit_per_minute)
+        base = Principal(
+            name=record.token_id,
+            role=record.role,
+            user_ids=frozenset(record.user_ids),
+            rate_limit_per_minute=record.rate_limit_per_minute,
+        )
         return ui_principal(record.token_id, base)
 
     def lookup(self, session_id: str | None) -> tuple[UiSession, Principal] | None:

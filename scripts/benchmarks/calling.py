@@ -44,8 +44,7 @@ def client_caller(client: Client) -> Call:
     return call
 
 
-async def timed(call: Callable[[int], Awaitable[Any]], n: int, warmup: int,
-                budget: float | None = None) -> list[float]:
+async def timed(call: Callable[[int], Awaitable[Any]], n: int, warmup: int, budget: float | None = None) -> list[float]:
     """``warmup`` untimed calls, then ``n`` timed ones (ms); with a ``budget`` (seconds), stop early
     once it is spent and at least 10 calls are timed (slow rows of the full run), after at most 3
     warm-up calls."""
@@ -64,8 +63,9 @@ async def timed(call: Callable[[int], Awaitable[Any]], n: int, warmup: int,
     return samples
 
 
-async def concurrent(callers: list[Call], make: Callable[[int, int], tuple[str, dict[str, Any]]],
-                     calls: int, warmup: int = 1) -> tuple[float, list[float], list[str]]:
+async def concurrent(
+    callers: list[Call], make: Callable[[int, int], tuple[str, dict[str, Any]]], calls: int, warmup: int = 1
+) -> tuple[float, list[float], list[str]]:
     """Every session makes ``warmup`` untimed calls together (i = -1, -2, ...), then ``calls`` calls;
     returns (successful calls/s, latencies, errors). A failed call under load is counted and
     reported, not fatal."""
@@ -75,7 +75,7 @@ async def concurrent(callers: list[Call], make: Callable[[int, int], tuple[str, 
         try:
             await call(*make(s, i))
             return True
-        except Exception as exc:  # noqa: BLE001 - reported in the table
+        except Exception as exc:
             errors.append(f"{type(exc).__name__}: {str(exc)[:300]}")
             return False
 
@@ -98,8 +98,9 @@ async def concurrent(callers: list[Call], make: Callable[[int, int], tuple[str, 
     return len(latencies) / wall, latencies, errors
 
 
-async def paired(call: Callable[[int], Awaitable[Any]], floor: Callable[[], Awaitable[Any]], n: int,
-                 warmup: int) -> tuple[list[float], list[float]]:
+async def paired(
+    call: Callable[[int], Awaitable[Any]], floor: Callable[[], Awaitable[Any]], n: int, warmup: int
+) -> tuple[list[float], list[float]]:
     """Like ``timed``, with a trivial call right after each call (ms of both): a ratio between the
     two is then taken under the same conditions, on a machine whose load varies by the minute."""
     for i in range(warmup):

@@ -8,18 +8,73 @@ import random
 from datetime import datetime
 from typing import Any
 
-GENRES = ["symphonic metal", "power metal", "synthwave", "lo-fi hip hop", "jazz fusion", "hooky pop", "folk",
-          "drum and bass", "ambient", "post-rock", "k-pop", "bossa nova", "trip hop", "indie rock", "techno",
-          "northern soul", "celtic punk", "city pop", "doom metal", "afrobeat"]
-MOODS = ["upbeat", "anthemic", "melancholic", "breather", "late night", "workout", "rainy day", "road trip",
-         "focus", "chill", "euphoric", "dark", "sunday morning", "party", "cinematic"]
-PHRASES = ["keep it coming", "too slow for me", "more of this please", "not while working", "great for the gym",
-           "loved the bridge", "skip the live versions", "only the early albums", "perfect on the train",
-           "a bit repetitive", "needs more female vocals", "instrumental is better here"]
+GENRES = [
+    "symphonic metal",
+    "power metal",
+    "synthwave",
+    "lo-fi hip hop",
+    "jazz fusion",
+    "hooky pop",
+    "folk",
+    "drum and bass",
+    "ambient",
+    "post-rock",
+    "k-pop",
+    "bossa nova",
+    "trip hop",
+    "indie rock",
+    "techno",
+    "northern soul",
+    "celtic punk",
+    "city pop",
+    "doom metal",
+    "afrobeat",
+]
+MOODS = [
+    "upbeat",
+    "anthemic",
+    "melancholic",
+    "breather",
+    "late night",
+    "workout",
+    "rainy day",
+    "road trip",
+    "focus",
+    "chill",
+    "euphoric",
+    "dark",
+    "sunday morning",
+    "party",
+    "cinematic",
+]
+PHRASES = [
+    "keep it coming",
+    "too slow for me",
+    "more of this please",
+    "not while working",
+    "great for the gym",
+    "loved the bridge",
+    "skip the live versions",
+    "only the early albums",
+    "perfect on the train",
+    "a bit repetitive",
+    "needs more female vocals",
+    "instrumental is better here",
+]
 EVENT_TYPES = ["like", "dislike", "rule", "feedback", "note"]
 ARTISTS = 1000
-QUERIES = ["symphonic metal", "upbeat road trip", "band0042q", "breather", "late night synthwave",
-           "too slow", "gym", "jazz fusion rainy day", "band0777q", "cinematic post-rock"]
+QUERIES = [
+    "symphonic metal",
+    "upbeat road trip",
+    "band0042q",
+    "breather",
+    "late night synthwave",
+    "too slow",
+    "gym",
+    "jazz fusion rainy day",
+    "band0777q",
+    "cinematic post-rock",
+]
 
 
 def artist(k: int) -> str:
@@ -59,8 +114,10 @@ class MutationGenerator:
         rng, tracks = self.rng, self.tracks
         roll = rng.random()
         if roll < 0.10:
-            return "UPDATE_META", {"name": f"{rng.choice(MOODS)} {rng.choice(GENRES)} v{rng.randrange(99)}",
-                                   "intent_tags": rng.sample(MOODS, 2)}
+            return "UPDATE_META", {
+                "name": f"{rng.choice(MOODS)} {rng.choice(GENRES)} v{rng.randrange(99)}",
+                "intent_tags": rng.sample(MOODS, 2),
+            }
         if roll < 0.10 + self.reorder_share and len(tracks) > 1:
             order = list(tracks)
             rng.shuffle(order)

@@ -45,7 +45,8 @@ def server_side(before: str, after: str) -> dict[str, float]:
 
 def lag_rows(ctx: Run, windows: list[tuple[str, str, str]]) -> None:
     section = ctx.report.section(
-        "lag", "Event-loop lag of the server during the load windows",
+        "lag",
+        "Event-loop lag of the server during the load windows",
         ["event-loop lag", "samples", "mean ms", "p50 ms", "p99 ms", "max ≤ ms"],
         f"`{LAG}` read from `GET /metrics` just before and just after each window of the load table; the "
         "figures are of the difference (that window only). The server measures how late a periodic asyncio "

@@ -19,14 +19,27 @@ from .workload import VICTIM_BASE
 
 # (action, weight in 100): 56% reads, 34% writes, 4% exports, 6% deletes (a delete with no victim
 # ready makes one first: two write calls, so about 3% of calls are deletes).
-MIX = [("memory_get_profile", 14), ("memory_get_playlists", 8), ("memory_get_playlist", 8),
-       ("memory_reconstruct_playlist", 10), ("memory_search", 12), ("ops_list_users", 4),
-       ("memory_append_preference_event", 12), ("memory_log_playlist_mutation", 12),
-       ("memory_update_profile", 6), ("memory_log_playlist_create", 4),
-       ("memory_export_user_data", 4), ("memory_delete_user_data", 6)]
+MIX = [
+    ("memory_get_profile", 14),
+    ("memory_get_playlists", 8),
+    ("memory_get_playlist", 8),
+    ("memory_reconstruct_playlist", 10),
+    ("memory_search", 12),
+    ("ops_list_users", 4),
+    ("memory_append_preference_event", 12),
+    ("memory_log_playlist_mutation", 12),
+    ("memory_update_profile", 6),
+    ("memory_log_playlist_create", 4),
+    ("memory_export_user_data", 4),
+    ("memory_delete_user_data", 6),
+]
 CATEGORIES = ("reads", "writes", "exports", "deletes")
-WRITES = {"memory_append_preference_event", "memory_log_playlist_mutation", "memory_update_profile",
-          "memory_log_playlist_create"}
+WRITES = {
+    "memory_append_preference_event",
+    "memory_log_playlist_mutation",
+    "memory_update_profile",
+    "memory_log_playlist_create",
+}
 MAX_BACKOFFS = 20  # per call; a call still refused after that counts as an error
 MAX_BACKOFF_S = 10.0
 LOSS_AFTER = 5  # consecutive failures after which a session counts as lost and stops
@@ -59,8 +72,9 @@ def victims_of(session: int, count: int) -> list[int]:
 
 
 class LoadSession:
-    def __init__(self, index: int, client: Client, reader: int, writer: int, victims: list[int],
-                 playlists: int, timeout: float) -> None:
+    def __init__(
+        self, index: int, client: Client, reader: int, writer: int, victims: list[int], playlists: int, timeout: float
+    ) -> None:
         self.index, self.client, self.reader, self.writer = index, client, reader, writer
         self.fresh_victims = list(reversed(victims))  # ids not used yet
         self.ready_victims: list[int] = []  # made, waiting to be deleted
@@ -79,11 +93,15 @@ class LoadSession:
         """Untimed: the writer's profile, the playlist its mutations change, and a first victim, so
         even a short window deletes from its first delete on."""
         await self.call("memory_update_profile", {"user_id": self.writer, "patch": {"core_genres": ["folk"]}})
-        await self.call("memory_log_playlist_create", {"user_id": self.writer, "playlist_id": self.mutable,
-                                                       "name": "load", "track_ids": [track(1), track(2)]})
+        await self.call(
+            "memory_log_playlist_create",
+            {"user_id": self.writer, "playlist_id": self.mutable, "name": "load", "track_ids": [track(1), track(2)]},
+        )
         victim = self.fresh_victims.pop()
-        if await self.call("memory_log_playlist_create", {"user_id": victim, "playlist_id": f"victim{victim}",
-                                                          "name": "to delete", "track_ids": [track(3)]}):
+        if await self.call(
+            "memory_log_playlist_create",
+            {"user_id": victim, "playlist_id": f"victim{victim}", "name": "to delete", "track_ids": [track(3)]},
+        ):
             self.ready_victims.append(victim)
         self.outcomes = {name: Outcome() for name in CATEGORIES}
 
@@ -93,7 +111,7 @@ class LoadSession:
             start = time.perf_counter()
             try:
                 result = await self.client.call_tool(tool, arguments, read_timeout_seconds=self.timeout)
-            except Exception as exc:  # noqa: BLE001 - counted and reported, never fatal under load
+            except Exception as exc:
                 if (isinstance(exc, MCPError) and exc.code == REQUEST_TIMEOUT) or "timed out" in str(exc).lower():
                     outcome.timeouts += 1
                 else:
@@ -131,8 +149,12 @@ class LoadSession:
             if self.fresh_victims:  # make one: it is deleted at a later draw
                 victim = self.fresh_victims.pop()
                 self.ready_victims.append(victim)
-                return "memory_log_playlist_create", {"user_id": victim, "playlist_id": f"victim{victim}",
-                                                      "name": "to delete", "track_ids": [track(j) for j in range(10)]}
+                return "memory_log_playlist_create", {
+                    "user_id": victim,
+                    "playlist_id": f"victim{victim}",
+                    "name": "to delete",
+                    "track_ids": [track(j) for j in range(10)],
+                }
             tool = "memory_get_profile"  # no victim left: a read instead
         if tool == "memory_get_profile":
             return tool, {"user_id": reader}
@@ -149,14 +171,22 @@ class LoadSession:
         if tool == "memory_log_playlist_mutation":
             self.mutated += 1
             kind = "ADD_TRACKS" if self.mutated % 2 else "REMOVE_TRACKS"
-            return tool, {"user_id": writer, "playlist_id": self.mutable, "type": kind,
-                          "payload": {"track_ids": [track(900_000 + self.index)]}}
+            return tool, {
+                "user_id": writer,
+                "playlist_id": self.mutable,
+                "type": kind,
+                "payload": {"track_ids": [track(900_000 + self.index)]},
+            }
         if tool == "memory_update_profile":
             return tool, {"user_id": writer, "patch": {"energy_preferences": {"load_level": rng.randrange(5)}}}
         if tool == "memory_log_playlist_create":
             self.created += 1
-            return tool, {"user_id": writer, "playlist_id": f"load{self.index:02d}c{self.created:06d}",
-                          "name": f"load {self.created}", "track_ids": [track(j) for j in range(20)]}
+            return tool, {
+                "user_id": writer,
+                "playlist_id": f"load{self.index:02d}c{self.created:06d}",
+                "name": f"load {self.created}",
+                "track_ids": [track(j) for j in range(20)],
+            }
         return "memory_export_user_data", {"user_id": reader}
 
     async def run(self, deadline: float, max_calls: int, think_s: float) -> None:

@@ -52,24 +52,38 @@ class Loader:
     async def event(self, user: int, i: int, rng: random.Random, when: datetime) -> str:
         text, payload = preference_text(rng, i)
         await _raw(ProfileService.append_event)(
-            self.service.profiles, user, EVENT_TYPES[i % len(EVENT_TYPES)], payload, "user", when)
+            self.service.profiles, user, EVENT_TYPES[i % len(EVENT_TYPES)], payload, "user", when
+        )
         await self.tick()
         return text
 
-    async def playlist(self, user: int, n: int, tracks: int, mutations: int, rng: random.Random,
-                       start: datetime, step: timedelta = timedelta(minutes=1),
-                       timings: list[float] | None = None) -> list[dict[str, Any]]:
+    async def playlist(
+        self,
+        user: int,
+        n: int,
+        tracks: int,
+        mutations: int,
+        rng: random.Random,
+        start: datetime,
+        step: timedelta = timedelta(minutes=1),
+        timings: list[float] | None = None,
+    ) -> list[dict[str, Any]]:
         """Create a playlist and log ``mutations`` changes; returns the raw event log. With
         ``timings``, each mutation goes through the public (committing) facade method and its
         milliseconds are appended there: the cost of one mutation as a tool call pays it."""
         first = [track(user * 10_000_000 + n * 100_000 + j) for j in range(tracks)]
         arguments = {
-            "user_id": user, "playlist_id": playlist_id(user, n),
+            "user_id": user,
+            "playlist_id": playlist_id(user, n),
             "name": f"{rng.choice(MOODS)} {rng.choice(GENRES)} #{n}",
             "description": f"{rng.choice(MOODS)} mix with {artist(rng.randrange(ARTISTS))} and friends",
-            "track_ids": first, "intent_tags": rng.sample(MOODS, 3),
-            "seed_context": {"days": 30, "top_artists": [artist(rng.randrange(ARTISTS)) for _ in range(3)],
-                             "genres": rng.sample(GENRES, 2)},
+            "track_ids": first,
+            "intent_tags": rng.sample(MOODS, 3),
+            "seed_context": {
+                "days": 30,
+                "top_artists": [artist(rng.randrange(ARTISTS)) for _ in range(3)],
+                "genres": rng.sample(GENRES, 2),
+            },
         }
         await _raw(PlaylistService.create)(self.service.playlists, arguments, start)
         await self.tick()

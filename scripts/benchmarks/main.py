@@ -64,8 +64,9 @@ async def main_async(options: argparse.Namespace, script: str) -> int:
                 section_start = time.perf_counter()
                 await SECTIONS[key](ctx)
                 report.load.append(f"{key} {os.getloadavg()[0]:.2f}")
-                print(f"  [{key}: {time.perf_counter() - section_start:.1f} s, load {os.getloadavg()[0]:.2f}]",
-                      flush=True)
+                print(
+                    f"  [{key}: {time.perf_counter() - section_start:.1f} s, load {os.getloadavg()[0]:.2f}]", flush=True
+                )
     seconds = time.perf_counter() - begin
     report.targets = judge(report, plan)
     print("\n== Targets")

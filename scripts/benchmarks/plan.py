@@ -13,8 +13,10 @@ class UserSize:
     mutations: int
 
     def describe(self) -> str:
-        return (f"{self.events} preference events, {self.playlists} playlists of {self.tracks} tracks "
-                f"with {self.mutations} mutations each, the PRD example profile")
+        return (
+            f"{self.events} preference events, {self.playlists} playlists of {self.tracks} tracks "
+            f"with {self.mutations} mutations each, the PRD example profile"
+        )
 
 
 @dataclass(frozen=True)
@@ -51,29 +53,66 @@ class Plan:
 
 
 FULL = Plan(
-    name="full", warmup=10, iters=100, conc_calls=5, conc_warmup=1,
+    name="full",
+    warmup=10,
+    iters=100,
+    conc_calls=5,
+    conc_warmup=1,
     user=UserSize(events=200, playlists=25, tracks=60, mutations=20),
-    scale_users=(1, 10, 50), scale_iters=25,
-    ledger=((50, 100), (500, 1_000), (5_000, 10_000)), ledger_samples=100, ledger_mcp_mutations=200,
-    search_sizes=(1_000, 10_000, 50_000), search_iters=60,
-    peer_sizes=(1_000, 10_000), peer_iters=60, peer_npx=True,
-    durability_iters=150, share_floor=False, budget=30.0,
-    list_users_iters=100, small_users=1_000, startup_calls=10,
-    load_sessions=32, load_seconds=60.0, load_think_s=1.0, load_saturated_seconds=30.0, load_timeout=30.0,
-    load_max_calls=20_000, load_readers=8,
+    scale_users=(1, 10, 50),
+    scale_iters=25,
+    ledger=((50, 100), (500, 1_000), (5_000, 10_000)),
+    ledger_samples=100,
+    ledger_mcp_mutations=200,
+    search_sizes=(1_000, 10_000, 50_000),
+    search_iters=60,
+    peer_sizes=(1_000, 10_000),
+    peer_iters=60,
+    peer_npx=True,
+    durability_iters=150,
+    share_floor=False,
+    budget=30.0,
+    list_users_iters=100,
+    small_users=1_000,
+    startup_calls=10,
+    load_sessions=32,
+    load_seconds=60.0,
+    load_think_s=1.0,
+    load_saturated_seconds=30.0,
+    load_timeout=30.0,
+    load_max_calls=20_000,
+    load_readers=8,
 )
 QUICK = Plan(
-    name="quick", warmup=2, iters=10, conc_calls=1, conc_warmup=0,
+    name="quick",
+    warmup=2,
+    iters=10,
+    conc_calls=1,
+    conc_warmup=0,
     user=UserSize(events=30, playlists=4, tracks=30, mutations=5),
-    scale_users=(1, 10, 50), scale_iters=5,
-    ledger=((50, 100), (500, 500), (5_000, 300)), ledger_samples=20, ledger_mcp_mutations=20,
-    search_sizes=(300, 1_000, 3_000), search_iters=12,
-    peer_sizes=(1_000, 2_000), peer_iters=8,  # 1k is the target's size; 10k would cost CI half a minute
+    scale_users=(1, 10, 50),
+    scale_iters=5,
+    ledger=((50, 100), (500, 500), (5_000, 300)),
+    ledger_samples=20,
+    ledger_mcp_mutations=20,
+    search_sizes=(300, 1_000, 3_000),
+    search_iters=12,
+    peer_sizes=(1_000, 2_000),
+    peer_iters=8,  # 1k is the target's size; 10k would cost CI half a minute
     peer_npx=False,  # npx resolves the package again at every start: a second or more each in CI
-    durability_iters=30, share_floor=True, budget=None,
-    list_users_iters=10, small_users=1_000, startup_calls=10,
-    load_sessions=32, load_seconds=5.0, load_think_s=1.0, load_saturated_seconds=4.0, load_timeout=30.0,
-    load_max_calls=1_000, load_readers=8,
+    durability_iters=30,
+    share_floor=True,
+    budget=None,
+    list_users_iters=10,
+    small_users=1_000,
+    startup_calls=10,
+    load_sessions=32,
+    load_seconds=5.0,
+    load_think_s=1.0,
+    load_saturated_seconds=4.0,
+    load_timeout=30.0,
+    load_max_calls=1_000,
+    load_readers=8,
 )
 
 
@@ -81,5 +120,7 @@ def warm(plan: Plan) -> str:
     """How the slow rows were sampled, for the tables' notes."""
     if plan.budget is None:
         return f"after {plan.warmup} warm-up"
-    return (f"after at most 3 warm-up, stopping once {plan.budget:.0f} s are spent and at least 10 calls are "
-            "timed (\"calls\" column)")
+    return (
+        f"after at most 3 warm-up, stopping once {plan.budget:.0f} s are spent and at least 10 calls are "
+        'timed ("calls" column)'
+    )

@@ -46,8 +46,20 @@ def child_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 def serve_args(data_dir: Path, port: int) -> list[str]:
     """``memory-service serve`` over SSE (the default transport), as an operator starts it."""
-    return [sys.executable, "-m", "host.cli", "serve", "--transport", "sse", "--host", HOST,
-            "--port", str(port), "--data-dir", str(data_dir)]
+    return [
+        sys.executable,
+        "-m",
+        "host.cli",
+        "serve",
+        "--transport",
+        "sse",
+        "--host",
+        HOST,
+        "--port",
+        str(port),
+        "--data-dir",
+        str(data_dir),
+    ]
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:
@@ -77,16 +89,27 @@ def accepts_connections(port: int) -> bool:
 def spawned(args: list[str], log_path: Path, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
     """A subprocess logging to ``log_path``, stopped (terminate, then kill) however the block ends."""
     with open(log_path, "ab") as log:
-        process = subprocess.Popen(args, cwd=log_path.parent, env=child_env(env), stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            args,
+            cwd=log_path.parent,
+            env=child_env(env),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
     try:
         yield process
     finally:
         _stop(process)
 
 
-def wait_until(process: subprocess.Popen[bytes], ready: Callable[[], bool], log_path: Path,
-               timeout: float = 60.0, poll: float = 0.05) -> float:
+def wait_until(
+    process: subprocess.Popen[bytes],
+    ready: Callable[[], bool],
+    log_path: Path,
+    timeout: float = 60.0,
+    poll: float = 0.05,
+) -> float:
     """Poll ``ready()`` until it holds; seconds waited. A process that exits or never gets ready
     fails the run with the end of its log."""
     began = time.monotonic()
@@ -100,8 +123,9 @@ def wait_until(process: subprocess.Popen[bytes], ready: Callable[[], bool], log_
 
 
 @contextlib.contextmanager
-def http_server(args: list[str], port: int, log_path: Path, ready: Callable[[], bool],
-                env: dict[str, str] | None = None) -> Iterator[str]:
+def http_server(
+    args: list[str], port: int, log_path: Path, ready: Callable[[], bool], env: dict[str, str] | None = None
+) -> Iterator[str]:
     """Start a server subprocess, wait until ``ready()`` holds (60 s at most), always stop it."""
     with spawned(args, log_path, env) as process:
         wait_until(process, ready, log_path)
@@ -109,8 +133,9 @@ def http_server(args: list[str], port: int, log_path: Path, ready: Callable[[], 
 
 
 @contextlib.contextmanager
-def service_process(data_dir: Path, work: Path,
-                    env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def service_process(
+    data_dir: Path, work: Path, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``memory-service serve`` on ``data_dir``; yields its base URL and process once /readyz answers."""
     port = free_port()
     log_path = work / f"service-{port}.log"
@@ -155,8 +180,9 @@ def _tls() -> ssl.SSLContext:
     return httpx2.create_ssl_context()
 
 
-def http_client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None,
-                auth: httpx2.Auth | None = None) -> httpx2.AsyncClient:
+def http_client(
+    headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+) -> httpx2.AsyncClient:
     """The SDK's ``create_mcp_http_client`` (same timeouts, headers, auth) with one TLS context for
     every client of the run: httpx builds one per client otherwise, reading the CA bundle each time
     (about 50 ms of this process's CPU per session, unused on the loopback's plain HTTP)."""
@@ -165,8 +191,9 @@ def http_client(headers: dict[str, str] | None = None, timeout: httpx2.Timeout |
 
 
 @contextlib.asynccontextmanager
-async def sse_clients(url: str, n: int, headers: list[dict[str, str] | None] | None = None,
-                      timeout: float = CALL_TIMEOUT) -> AsyncIterator[list[Client]]:
+async def sse_clients(
+    url: str, n: int, headers: list[dict[str, str] | None] | None = None, timeout: float = CALL_TIMEOUT
+) -> AsyncIterator[list[Client]]:
     """``n`` SSE sessions, the i-th with ``headers[i]`` (a bearer token), all closed on the way out."""
     async with contextlib.AsyncExitStack() as stack:
         clients = []
@@ -197,6 +224,8 @@ async def in_process(data_dir: Path, journal: bool = True) -> AsyncIterator[tupl
     """The service and its MCP server in this process, called through the in-memory client."""
     holder = ServiceHolder()
     server = create_mcp_server(holder, "plain")
-    async with running_service(Settings(data_dir=data_dir, journal=journal), holder) as service:
-        async with Client(server, cache=None, read_timeout_seconds=CALL_TIMEOUT) as client:
-            yield client_caller(client), service
+    async with (
+        running_service(Settings(data_dir=data_dir, journal=journal), holder) as service,
+        Client(server, cache=None, read_timeout_seconds=CALL_TIMEOUT) as client,
+    ):
+        yield client_caller(client), service

@@ -23,16 +23,18 @@ class Histogram:
     def minus(self, before: Histogram | None) -> Histogram:
         if before is None or before.bounds != self.bounds:
             return self
-        return Histogram(list(self.bounds), [a - b for a, b in zip(self.cumulative, before.cumulative)],
-                         self.total - before.total)
+        return Histogram(
+            list(self.bounds), [a - b for a, b in zip(self.cumulative, before.cumulative)], self.total - before.total
+        )
 
     def plus(self, other: Histogram) -> Histogram:
         if not other.bounds:
             return self
         if not self.bounds:
             return other
-        return Histogram(list(self.bounds), [a + b for a, b in zip(self.cumulative, other.cumulative)],
-                         self.total + other.total)
+        return Histogram(
+            list(self.bounds), [a + b for a, b in zip(self.cumulative, other.cumulative)], self.total + other.total
+        )
 
     def quantile(self, q: float) -> float | None:
         """As PromQL's histogram_quantile: linear within the bucket the rank falls in; a rank in the

@@ -29,13 +29,13 @@ from datetime import UTC
 from pathlib import Path
 from typing import Any
 
-from service.users import stats as user_stats
 from service.facade import MemoryService
-from service.search.semantic.user import UserMeaning
 from service.search.semantic.model import shared_model
+from service.search.semantic.user import UserMeaning
 from service.settings import Settings
 from service.storage.database import open_database
 from service.storage.embedded.engine import _mock_collection
+from service.users import stats as user_stats
 from tests.search.corpus import MAIN_USER, build_corpus
 from tests.search.evaluate import evaluate
 from tests.search.paraphrases import PARAPHRASES
@@ -63,29 +63,57 @@ def documents(size: int) -> tuple[list[dict], list[dict], list[dict], dict[str, 
     playlists, events, profiles = [], [], []
     for user_id, items in corpus.playlists.items():
         for p in items:
-            playlists.append({
-                "_id": f"{user_id}:{p['playlist_id']}", "user_id": user_id, "playlist_id": p["playlist_id"],
-                "name": p["name"], "description": p.get("description"), "intent_tags": p.get("intent_tags", []),
-                "seed_context": p.get("seed_context", {}), "created_at": p["created_at"], "updated_at": p["created_at"],
-            })
+            playlists.append(
+                {
+                    "_id": f"{user_id}:{p['playlist_id']}",
+                    "user_id": user_id,
+                    "playlist_id": p["playlist_id"],
+                    "name": p["name"],
+                    "description": p.get("description"),
+                    "intent_tags": p.get("intent_tags", []),
+                    "seed_context": p.get("seed_context", {}),
+                    "created_at": p["created_at"],
+                    "updated_at": p["created_at"],
+                }
+            )
     for user_id, items in corpus.events.items():
         for n, e in enumerate(items):
             event_id = f"ev-{user_id}-{n:08d}"
             if e["key"] and user_id == MAIN_USER:
                 ids[e["key"]] = event_id
-            events.append({"_id": event_id, "user_id": user_id, "type": e["type"], "source": "user",
-                           "payload": e["payload"], "timestamp": e["timestamp"]})
+            events.append(
+                {
+                    "_id": event_id,
+                    "user_id": user_id,
+                    "type": e["type"],
+                    "source": "user",
+                    "payload": e["payload"],
+                    "timestamp": e["timestamp"],
+                }
+            )
     for user_id, profile in corpus.profiles.items():
-        profiles.append({"_id": user_id, "user_id": user_id, "profile": profile, "version": 1,
-                         "updated_at": e["timestamp"].astimezone(UTC)})
+        profiles.append(
+            {
+                "_id": user_id,
+                "user_id": user_id,
+                "profile": profile,
+                "version": 1,
+                "updated_at": e["timestamp"].astimezone(UTC),
+            }
+        )
         if user_id == MAIN_USER:
             ids.update({f"profile:{k}": f"profile:{k}" for k in profile})
     return playlists, events, profiles, ids
 
 
 def summary(samples: list[float]) -> dict[str, float]:
-    return {"n": len(samples), "p50": pct(samples, 50), "p95": pct(samples, 95), "p99": pct(samples, 99),
-            "max": max(samples) if samples else float("nan")}
+    return {
+        "n": len(samples),
+        "p50": pct(samples, 50),
+        "p95": pct(samples, 95),
+        "p99": pct(samples, 99),
+        "max": max(samples) if samples else float("nan"),
+    }
 
 
 async def build_with_ticker(service: MemoryService) -> tuple[int, float, float, list[float]]:
@@ -140,9 +168,15 @@ async def timed_writes(service: MemoryService, writes: int) -> dict[str, Any]:
         await service.profiles.append_event(MAIN_USER, "note", {"raw_text": text}, "user", None)
         appends.append((time.perf_counter() - started) * 1000)
     for i in range(max(1, writes // 4)):
-        arguments = {"user_id": MAIN_USER, "playlist_id": f"bench-{i:05d}", "name": f"Rainy Sunday {i} mixtape{i}z",
-                     "description": "Slow piano and soft vocals for grey mornings", "intent_tags": ["calm", "rain"],
-                     "track_ids": [f"spotifytrack{i * 10 + k:012d}" for k in range(10)], "seed_context": {}}
+        arguments = {
+            "user_id": MAIN_USER,
+            "playlist_id": f"bench-{i:05d}",
+            "name": f"Rainy Sunday {i} mixtape{i}z",
+            "description": "Slow piano and soft vocals for grey mornings",
+            "intent_tags": ["calm", "rain"],
+            "track_ids": [f"spotifytrack{i * 10 + k:012d}" for k in range(10)],
+            "seed_context": {},
+        }
         started = time.perf_counter()
         await service.playlists.create(arguments, None)
         creates.append((time.perf_counter() - started) * 1000)
@@ -170,11 +204,11 @@ async def timed_writes(service: MemoryService, writes: int) -> dict[str, Any]:
 async def measure(size: int, semantic: bool, repeat: int, writes: int) -> dict[str, Any]:
     row: dict[str, Any] = {"size": size, "semantic": semantic, "rss_start": rss_mb()}
     playlists, events, profiles, ids = documents(size)
-    row["items"] = (sum(1 for d in playlists + events if d["user_id"] == MAIN_USER)
-                    + len(next(p["profile"] for p in profiles if p["user_id"] == MAIN_USER)))
+    row["items"] = sum(1 for d in playlists + events if d["user_id"] == MAIN_USER) + len(
+        next(p["profile"] for p in profiles if p["user_id"] == MAIN_USER)
+    )
     with tempfile.TemporaryDirectory() as data_dir:
-        settings = Settings(data_dir=Path(data_dir), semantic_search="on" if semantic else "off",
-                            search_warmup=False)
+        settings = Settings(data_dir=Path(data_dir), semantic_search="on" if semantic else "off", search_warmup=False)
         async with open_database(settings) as db:
             for name, docs in (("playlists", playlists), ("preference_events", events), ("profiles", profiles)):
                 store = _mock_collection(db._embedded.client, settings.database_name, name)._store
@@ -190,18 +224,23 @@ async def measure(size: int, semantic: bool, repeat: int, writes: int) -> dict[s
                 row["model_s"] = time.perf_counter() - started
             row["rss_model"] = rss_mb()
             entries, seconds, row["stall_ms"], embedding = await build_with_ticker(service)
-            row.update(entries=entries, build_s=seconds, embed_s=sum(embedding), rss_built=rss_mb(),
-                       hwm_built=rss_mb("VmHWM"))
+            row.update(
+                entries=entries, build_s=seconds, embed_s=sum(embedding), rss_built=rss_mb(), hwm_built=rss_mb("VmHWM")
+            )
             index = service.search.held_index(MAIN_USER)
             if index is not None and index.meaning is not None:
                 sets = index.meaning.entries  # one VectorSet, or one per kind
                 sets = list(sets.values()) if isinstance(sets, dict) else [sets]
                 row["vectors_mb"] = sum(v.nbytes for v in [*sets, index.meaning.words]) / 2**20
                 row["words"] = len(index.meaning.words)
-            row["search"] = {name: summary(await timed_searches(service, queries, repeat))
-                             for name, queries in (("existing", QUERIES), ("paraphrase", PARAPHRASES))}
-            row["quality"] = {name: (await evaluate(service, ids, queries=queries))["all"]
-                              for name, queries in (("existing", QUERIES), ("paraphrase", PARAPHRASES))}
+            row["search"] = {
+                name: summary(await timed_searches(service, queries, repeat))
+                for name, queries in (("existing", QUERIES), ("paraphrase", PARAPHRASES))
+            }
+            row["quality"] = {
+                name: (await evaluate(service, ids, queries=queries))["all"]
+                for name, queries in (("existing", QUERIES), ("paraphrase", PARAPHRASES))
+            }
             row["writes"] = await timed_writes(service, writes)
     return row
 

@@ -27,8 +27,10 @@ class StoreCache:
         template = self.root / key
         if key not in self.build_seconds:
             self.build_seconds[key] = await build_store(template, users, self.plan.user, writer_playlists=1)
-            print(f"  ({users} realistic {'user' if users == 1 else 'users'} built in "
-                  f"{self.build_seconds[key]:.1f} s)", flush=True)
+            print(
+                f"  ({users} realistic {'user' if users == 1 else 'users'} built in {self.build_seconds[key]:.1f} s)",
+                flush=True,
+            )
         return self._copy(template, into)
 
     async def small(self, users: int, into: Path) -> Path:

@@ -47,23 +47,35 @@ class Workload:
         if tool == "memory_get_profile":
             return {"user_id": 1}
         if tool == "memory_update_profile":
-            return {"user_id": 1, "patch": {"energy_preferences": {"bench_level": (i + session) % 5}},
-                    "reason": "User feedback: bench", "source": "user"}
+            return {
+                "user_id": 1,
+                "patch": {"energy_preferences": {"bench_level": (i + session) % 5}},
+                "reason": "User feedback: bench",
+                "source": "user",
+            }
         if tool == "memory_append_preference_event":
             _, payload = preference_text(self.rng, i)
             return {"user_id": WRITER, "type": "feedback", "payload": payload, "source": "user"}
         if tool == "memory_log_playlist_create":
             n = next(self.created)
-            return {"user_id": WRITER, "playlist_id": f"benchcreate{n:09d}", "name": f"bench {n}",
-                    "track_ids": [track(500_000_000 + n * 100 + j) for j in range(40)],
-                    "intent_tags": ["upbeat", "breathers"],
-                    "seed_context": {"days": 60, "top_artists": [artist(n), artist(n + 1)]}}
+            return {
+                "user_id": WRITER,
+                "playlist_id": f"benchcreate{n:09d}",
+                "name": f"bench {n}",
+                "track_ids": [track(500_000_000 + n * 100 + j) for j in range(40)],
+                "intent_tags": ["upbeat", "breathers"],
+                "seed_context": {"days": 60, "top_artists": [artist(n), artist(n + 1)]},
+            }
         if tool == "memory_log_playlist_mutation":
             k = self.mutations.get(session, 0)
             self.mutations[session] = k + 1
             kind = "ADD_TRACKS" if k % 2 == 0 else "REMOVE_TRACKS"
-            return {"user_id": WRITER, "playlist_id": playlist_id(WRITER, session), "type": kind,
-                    "payload": {"track_ids": [track(999_000_000 + session)]}}
+            return {
+                "user_id": WRITER,
+                "playlist_id": playlist_id(WRITER, session),
+                "type": kind,
+                "payload": {"track_ids": [track(999_000_000 + session)]},
+            }
         if tool == "memory_get_playlists":
             return {"user_id": 1, "limit": 20}
         if tool in ("memory_get_playlist", "memory_reconstruct_playlist"):
@@ -87,9 +99,17 @@ class Workload:
             user = next(self.next_victim)
             await call("memory_update_profile", {"user_id": user, "patch": {"core_genres": ["folk"]}})
             for i in range(2):
-                await call("memory_append_preference_event",
-                           {"user_id": user, "type": "like", "payload": preference_text(rng, i)[1]})
-            await call("memory_log_playlist_create",
-                       {"user_id": user, "playlist_id": playlist_id(user, 0), "name": "to delete",
-                        "track_ids": [track(user * 100 + j) for j in range(10)]})
+                await call(
+                    "memory_append_preference_event",
+                    {"user_id": user, "type": "like", "payload": preference_text(rng, i)[1]},
+                )
+            await call(
+                "memory_log_playlist_create",
+                {
+                    "user_id": user,
+                    "playlist_id": playlist_id(user, 0),
+                    "name": "to delete",
+                    "track_ids": [track(user * 100 + j) for j in range(10)],
+                },
+            )
             self.victims.append(user)

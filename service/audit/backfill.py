@@ -14,8 +14,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.audit.entries import TOMBSTONE, make_entry
-from service.storage.database import Database
 from service.storage.collection import DuplicateDocument, TrackedCollection
+from service.storage.database import Database
 from service.timeutil import as_utc
 
 log = logging.getLogger("taste_memory.audit")
@@ -25,8 +25,17 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 _PROFILE_FIELDS = {"history.version": 1, "history.applied_at": 1, "history.written_by": 1}
 _EVENT_FIELDS = {"user_id": 1, "recorded_at": 1, "written_by": 1, "imported_by": 1}
-_BUCKET_FIELDS = {"user_id": 1, "playlist_id": 1, "base_seq": 1, "events.seq": 1, "events.recorded_at": 1,
-                  "events.written_by": 1, "created.created_at": 1, "created.recorded_ns": 1, "created.written_by": 1}
+_BUCKET_FIELDS = {
+    "user_id": 1,
+    "playlist_id": 1,
+    "base_seq": 1,
+    "events.seq": 1,
+    "events.recorded_at": 1,
+    "events.written_by": 1,
+    "created.created_at": 1,
+    "created.recorded_ns": 1,
+    "created.written_by": 1,
+}
 
 
 def _ns(moment: datetime) -> int:
@@ -37,12 +46,29 @@ def _from_ns(value: int) -> datetime:
     return _EPOCH + timedelta(milliseconds=value // 1_000_000)
 
 
-def _entry(collection: str, operation: str, key: Any, user_id: int, playlist_id: str | None,
-           stamp: dict[str, Any] | None, moment: datetime, record: str) -> dict[str, Any]:
+def _entry(
+    collection: str,
+    operation: str,
+    key: Any,
+    user_id: int,
+    playlist_id: str | None,
+    stamp: dict[str, Any] | None,
+    moment: datetime,
+    record: str,
+) -> dict[str, Any]:
     # Unstamped records (written before auth existed) have no request: the record's own
     # identity keeps their entry unique and a repeated backfill idempotent.
-    return make_entry(collection, operation, key, user_id, playlist_id, stamp or {}, as_utc(moment), "backfill",
-                      f"backfill\x00{collection}\x00{key!r}\x00{record}")
+    return make_entry(
+        collection,
+        operation,
+        key,
+        user_id,
+        playlist_id,
+        stamp or {},
+        as_utc(moment),
+        "backfill",
+        f"backfill\x00{collection}\x00{key!r}\x00{record}",
+    )
 
 
 async def _pages(collection: TrackedCollection, query: dict[str, Any], fields: dict[str, int]) -> AsyncIterator[dict]:
@@ -69,22 +95,39 @@ async def _records(db: Database, since: datetime | None, user_id: int | None) ->
         for patch in profile.get("history") or []:
             if after(patch.get("applied_at")):
                 operation = "insert" if patch.get("version") == 1 else "update"
-                yield _entry("profiles", operation, profile["_id"], profile["_id"], None, patch.get("written_by"),
-                             patch["applied_at"], f"v{patch.get('version')}")
+                yield _entry(
+                    "profiles",
+                    operation,
+                    profile["_id"],
+                    profile["_id"],
+                    None,
+                    patch.get("written_by"),
+                    patch["applied_at"],
+                    f"v{patch.get('version')}",
+                )
 
     query = {**user, **({} if since is None else {"recorded_at": {"$gte": since}})}
     async for event in _pages(db.preference_events, query, _EVENT_FIELDS):
-        yield _entry("preference_events", "insert", event["_id"], event["user_id"], None,
-                     event.get("imported_by") or event.get("written_by"),
-                     event["recorded_at"], "event")
+        yield _entry(
+            "preference_events",
+            "insert",
+            event["_id"],
+            event["user_id"],
+            None,
+            event.get("imported_by") or event.get("written_by"),
+            event["recorded_at"],
+            "event",
+        )
 
     # A bucket-0 creation is filtered and dated by its server-side ``recorded_ns``: ``created_at``
     # is the client's claim and may lie far in the past.
     if since is None:
         query = dict(user)
     else:
-        query = {**user, "$or": [{"events.recorded_at": {"$gte": since}},
-                                 {"created.recorded_ns": {"$gte": _ns(since)}}]}
+        query = {
+            **user,
+            "$or": [{"events.recorded_at": {"$gte": since}}, {"created.recorded_ns": {"$gte": _ns(since)}}],
+        }
     async for bucket in _pages(db.history, query, _BUCKET_FIELDS):
         uid, pid, key = bucket["user_id"], bucket["playlist_id"], bucket["_id"]
         created = bucket.get("created")
@@ -95,8 +138,16 @@ async def _records(db: Database, since: datetime | None, user_id: int | None) ->
         for event in bucket.get("events") or []:
             if after(event.get("recorded_at")):
                 operation = "insert" if event.get("seq") == bucket.get("base_seq") else "update"
-                yield _entry("playlist_history", operation, key, uid, pid, event.get("written_by"),
-                             event["recorded_at"], f"seq{event.get('seq')}")
+                yield _entry(
+                    "playlist_history",
+                    operation,
+                    key,
+                    uid,
+                    pid,
+                    event.get("written_by"),
+                    event["recorded_at"],
+                    f"seq{event.get('seq')}",
+                )
 
 
 async def _insert_missing(audit_log: TrackedCollection, batch: list[dict[str, Any]]) -> int:

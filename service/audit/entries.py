@@ -16,8 +16,17 @@ from typing import Any
 from service.audit.origin import current_origin
 from service.timeutil import utc_now
 
-AUDITED = ("profiles", "preference_events", "playlist_history", "tracks", "track_choices", "memories", "plays",
-           "memory_aging", "memory_controls")
+AUDITED = (
+    "profiles",
+    "preference_events",
+    "playlist_history",
+    "tracks",
+    "track_choices",
+    "memories",
+    "plays",
+    "memory_aging",
+    "memory_controls",
+)
 AUDITED_OPERATIONS = ("insert", "update", "replace")
 TOMBSTONE = "delete_user_data"
 # A change made around the service (an operator's mongosh edit) has no stamp; it is still listed,
@@ -67,16 +76,30 @@ def entry_from_change(change: dict[str, Any], via: str, now: datetime | None = N
     document = change.get("fullDocument") or {}
     updated = (change.get("updateDescription") or {}).get("updatedFields") or {}
     # An imported preference event keeps its author's stamp; the import is who wrote it here.
-    stamp = (document.get("imported_by") or document.get("written_by") or updated.get("written_by")
-             or _dotted_stamp(updated) or UNSTAMPED)
+    stamp = (
+        document.get("imported_by")
+        or document.get("written_by")
+        or updated.get("written_by")
+        or _dotted_stamp(updated)
+        or UNSTAMPED
+    )
     user_id, playlist_id = _subject(collection, key, document)
     moment = change.get("wallTime") or now or utc_now()
     change_id = (change.get("_id") or {}).get("_data")
     return make_entry(collection, operation, key, user_id, playlist_id, stamp, moment, via, change_id)
 
 
-def make_entry(collection: str, operation: str, key: Any, user_id: int | None, playlist_id: str | None,
-               stamp: dict[str, Any], moment: datetime, via: str, change_id: Any) -> dict[str, Any]:
+def make_entry(
+    collection: str,
+    operation: str,
+    key: Any,
+    user_id: int | None,
+    playlist_id: str | None,
+    stamp: dict[str, Any],
+    moment: datetime,
+    via: str,
+    change_id: Any,
+) -> dict[str, Any]:
     """One audit entry; ``change_id`` keys it when the stamp names no request."""
     return {
         "_id": entry_id(collection, key, stamp.get("request_id"), change_id),

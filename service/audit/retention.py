@@ -46,14 +46,20 @@ def retention_index(days: int) -> IndexModel | None:
     """The TTL index for a retention of ``days`` (None: keep forever)."""
     if days <= 0:
         return None
-    return IndexModel([("time", ASCENDING)], name=RETENTION_INDEX, expireAfterSeconds=days * DAY_SECONDS,
-                      partialFilterExpression=EXPIRABLE)
+    return IndexModel(
+        [("time", ASCENDING)],
+        name=RETENTION_INDEX,
+        expireAfterSeconds=days * DAY_SECONDS,
+        partialFilterExpression=EXPIRABLE,
+    )
 
 
 def _matches(info: dict[str, Any], model: IndexModel) -> bool:
     wanted = model.document
-    return (list(info.get("key", [])) == list(wanted["key"].items())
-            and info.get("partialFilterExpression") == wanted["partialFilterExpression"])
+    return (
+        list(info.get("key", [])) == list(wanted["key"].items())
+        and info.get("partialFilterExpression") == wanted["partialFilterExpression"]
+    )
 
 
 async def ensure_retention(raw_db: Any, days: int) -> str:
@@ -77,7 +83,9 @@ async def ensure_retention(raw_db: Any, days: int) -> str:
         return "recreated"
     if existing.get("expireAfterSeconds") != seconds:
         # Changing a TTL in place keeps the index (no rebuild of a large collection).
-        await raw_db.command("collMod", AUDIT_COLLECTION, index={"name": RETENTION_INDEX, "expireAfterSeconds": seconds})
+        await raw_db.command(
+            "collMod", AUDIT_COLLECTION, index={"name": RETENTION_INDEX, "expireAfterSeconds": seconds}
+        )
         return "updated"
     return "unchanged"
 
@@ -94,8 +102,9 @@ async def purge_expired(audit_log: TrackedCollection, cutoff: datetime) -> int:
 
 
 @contextlib.asynccontextmanager
-async def retaining_audit(database: Database, days: int, every: float = PURGE_EVERY_SECONDS,
-                          now: Callable[[], datetime] = utc_now) -> AsyncIterator[asyncio.Task[None] | None]:
+async def retaining_audit(
+    database: Database, days: int, every: float = PURGE_EVERY_SECONDS, now: Callable[[], datetime] = utc_now
+) -> AsyncIterator[asyncio.Task[None] | None]:
     """For the server's lifetime: on MongoDB, the TTL index set to match ``days`` at start-up; on
     the embedded engine (``days`` > 0), a purge at start-up and then every ``every`` seconds."""
     if database.engine != "embedded":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 from datetime import datetime
 from typing import Any
@@ -15,8 +16,18 @@ from service.errors import InvalidArgument
 from service.storage.collection import DuplicateDocument, OnChange, TrackedCollection
 from service.timeutil import as_utc, format_iso, parse_iso
 
-ENTRY_FIELDS = ("time", "collection", "operation", "user_id", "playlist_id", "document_key", "tool",
-                "request_id", "principal", "via")
+ENTRY_FIELDS = (
+    "time",
+    "collection",
+    "operation",
+    "user_id",
+    "playlist_id",
+    "document_key",
+    "tool",
+    "request_id",
+    "principal",
+    "via",
+)
 
 
 def write_path_recorder(audit_log: TrackedCollection) -> OnChange:
@@ -27,10 +38,8 @@ def write_path_recorder(audit_log: TrackedCollection) -> OnChange:
         entry = entry_from_change(change, via="write_path")
         if entry is None:
             return
-        try:
+        with contextlib.suppress(DuplicateDocument):  # the same request wrote one document twice: one entry
             await audit_log.insert_one(entry)
-        except DuplicateDocument:  # the same request wrote the same document twice: one entry
-            pass
 
     return record
 
@@ -55,8 +64,9 @@ def _decode_cursor(cursor: str) -> tuple[datetime, str]:
         raise InvalidArgument("cursor is not one this tool issued", {"field": "cursor"}) from None
 
 
-def entries_filter(user_id: int | None, playlist_id: str | None, since: datetime | None, until: datetime | None,
-                   cursor: str | None) -> dict[str, Any]:
+def entries_filter(
+    user_id: int | None, playlist_id: str | None, since: datetime | None, until: datetime | None, cursor: str | None
+) -> dict[str, Any]:
     """One flat filter with ``user_id`` as a top-level equality when a user is given: MongoDB then
     uses the (user_id, time, _id) index (and a sharded cluster routes to one shard), and the
     embedded engine visits only that user's entries instead of the whole log."""
@@ -89,8 +99,9 @@ async def list_entries(
 ) -> dict[str, Any]:
     """Newest first; the cursor continues strictly after the last entry shown (time, then id),
     so entries written between pages neither shift nor repeat the pages already read."""
-    found = await audit_log.find(entries_filter(user_id, playlist_id, since, until, cursor),
-                                 sort=[("time", -1), ("_id", -1)], limit=limit + 1)
+    found = await audit_log.find(
+        entries_filter(user_id, playlist_id, since, until, cursor), sort=[("time", -1), ("_id", -1)], limit=limit + 1
+    )
     page = found[:limit]
     entries = [{"entry_id": e["_id"], **{k: e.get(k) for k in ENTRY_FIELDS}} for e in page]
     for entry in entries:

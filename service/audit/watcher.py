@@ -27,8 +27,8 @@ from pymongo.errors import OperationFailure, PyMongoError
 from service.audit.backfill import recover
 from service.audit.entries import AUDITED, AUDITED_OPERATIONS, TOMBSTONE, entry_from_change
 from service.errors import StorageUnavailable
-from service.storage.database import Database
 from service.storage.collection import DuplicateDocument
+from service.storage.database import Database
 from service.timeutil import as_utc, format_iso, utc_now
 
 log = logging.getLogger("taste_memory.audit")
@@ -57,11 +57,17 @@ StreamOpener = Callable[[list[dict[str, Any]], dict[str, Any] | None], AbstractA
 def pipeline() -> list[dict[str, Any]]:
     """Audited writes, tombstones, and the events that end a stream; not the watcher's own
     ``audit_log`` inserts (that would feed it its own output)."""
-    return [{"$match": {"$or": [
-        {"ns.coll": {"$in": list(AUDITED)}, "operationType": {"$in": list(AUDITED_OPERATIONS)}},
-        {"ns.coll": "audit_log", "operationType": "insert", "fullDocument.operation": TOMBSTONE},
-        {"operationType": "invalidate"},
-    ]}}]
+    return [
+        {
+            "$match": {
+                "$or": [
+                    {"ns.coll": {"$in": list(AUDITED)}, "operationType": {"$in": list(AUDITED_OPERATIONS)}},
+                    {"ns.coll": "audit_log", "operationType": "insert", "fullDocument.operation": TOMBSTONE},
+                    {"operationType": "invalidate"},
+                ]
+            }
+        }
+    ]
 
 
 def motor_opener(db: Database) -> StreamOpener:
@@ -123,8 +129,9 @@ class AuditWatcher:
                     continue
             except OperationFailure as exc:
                 if exc.code in POSITION_LOST and self._gap is None and self._token is not None:
-                    self._lose_position(f"its stored position can no longer be resumed "
-                                        f"({POSITION_LOST[exc.code]}, code {exc.code})")
+                    self._lose_position(
+                        f"its stored position can no longer be resumed ({POSITION_LOST[exc.code]}, code {exc.code})"
+                    )
                     continue
                 self._failed(exc, delay)
             except (PyMongoError, StorageUnavailable) as exc:
@@ -157,8 +164,11 @@ class AuditWatcher:
 
     def _lose_position(self, reason: str) -> None:
         since = self._last_time - CLOCK_SKEW_MARGIN if self._last_time else None
-        log.warning("audit change stream: %s; opening a fresh stream and backfilling the audit log from %s",
-                    reason, format_iso(since) if since else "the beginning")
+        log.warning(
+            "audit change stream: %s; opening a fresh stream and backfilling the audit log from %s",
+            reason,
+            format_iso(since) if since else "the beginning",
+        )
         self._token = None
         self._gap = _Gap(since)
 
@@ -206,9 +216,14 @@ class AuditWatcher:
                         await self._save()
 
     async def _save(self) -> None:
-        await self._db.audit_state.replace_one({
-            "_id": STATE_ID, "resume_token": self._token, "last_time": self._last_time, "updated_at": self._clock(),
-        })
+        await self._db.audit_state.replace_one(
+            {
+                "_id": STATE_ID,
+                "resume_token": self._token,
+                "last_time": self._last_time,
+                "updated_at": self._clock(),
+            }
+        )
         self._saved_token, self._unsaved = self._token, 0
 
     async def _apply(self, change: dict[str, Any]) -> None:

@@ -23,8 +23,9 @@ class RateLimiter:
         rate = self._rate if per_minute is None else per_minute / 60.0
         if rate <= 0:
             return
-        burst = float(self._burst if per_minute is None else
-                      max(1, min(per_minute, max(self._burst, per_minute // 10))))
+        burst = float(
+            self._burst if per_minute is None else max(1, min(per_minute, max(self._burst, per_minute // 10)))
+        )
         now = self._clock()
         tokens, at = self._buckets.get(key, (burst, now))
         tokens = min(burst, tokens + (now - at) * rate)

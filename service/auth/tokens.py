@@ -145,8 +145,9 @@ class TokenStore:
         finally:
             os.close(directory)
 
-    def create(self, role: Role, user_ids: list[int], label: str | None = None,
-               rate_limit_per_minute: int | None = None) -> tuple[str, TokenRecord]:
+    def create(
+        self, role: Role, user_ids: list[int], label: str | None = None, rate_limit_per_minute: int | None = None
+    ) -> tuple[str, TokenRecord]:
         """A new token: the secret is returned once and only its hash is kept."""
         if role == "user" and not user_ids:
             raise ValueError("a user token needs at least one --user-id")
@@ -157,8 +158,15 @@ class TokenStore:
             while token_id in records:
                 token_id = secrets.token_hex(6)
             token = f"{PREFIX}_{token_id}_{secrets.token_urlsafe(32)}"
-            record = TokenRecord(token_id, hash_token(token), role, sorted(set(user_ids)), label,
-                                 format_iso(utc_now()) or "", rate_limit_per_minute=rate_limit_per_minute)
+            record = TokenRecord(
+                token_id,
+                hash_token(token),
+                role,
+                sorted(set(user_ids)),
+                label,
+                format_iso(utc_now()) or "",
+                rate_limit_per_minute=rate_limit_per_minute,
+            )
             records[token_id] = record
         return token, record
 

@@ -12,18 +12,23 @@ Importance of what carries none of its own (seed 001: 10 absolute rules and stro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from service.profiles.choices import Standing
 from service.context.quoting import quote, quote_value
+from service.profiles.choices import Standing
 from service.profiles.opinions import SUBJECT_FIELDS
 from service.text.analysis import terms
 from service.timeutil import as_utc
 
 SECTIONS = ("prefer", "avoid", "rules", "playlists", "followups")
-HEADERS = {"prefer": "## Prefer", "avoid": "## Avoid", "rules": "## Rules", "playlists": "## Recent playlists",
-           "followups": "## Open follow-ups"}
+HEADERS = {
+    "prefer": "## Prefer",
+    "avoid": "## Avoid",
+    "rules": "## Rules",
+    "playlists": "## Recent playlists",
+    "followups": "## Open follow-ups",
+}
 IMPORTANCE = {
     ("profile", "prefer"): 8,  # the normalized profile: core preferences
     ("profile", "avoid"): 10,  # ... its avoid list: strong dislikes
@@ -71,8 +76,16 @@ def profile_item(section: str, path: list[str], value: Any, moment: float, posit
     """A profile leaf: ``- profile "core_genres": "symphonic metal"``."""
     dotted = ".".join(p for p in path if not p.isdigit())
     texts = [*path, *([value] if isinstance(value, str) else [])]
-    return Candidate(section, "profile_field", _pointer(path), f"- profile {quote(dotted)}: {quote_value(value)}",
-                     IMPORTANCE[("profile", section)], moment, position, _words(*texts))
+    return Candidate(
+        section,
+        "profile_field",
+        _pointer(path),
+        f"- profile {quote(dotted)}: {quote_value(value)}",
+        IMPORTANCE[("profile", section)],
+        moment,
+        position,
+        _words(*texts),
+    )
 
 
 def _text(value: Any) -> str:
@@ -97,8 +110,16 @@ def event_item(section: str, event: dict[str, Any], position: int) -> Candidate:
     elif not texts:
         line += f": {quote_value(payload)}"
         texts.append(_text(payload))
-    return Candidate(section, "preference_event", str(event["_id"]), line, IMPORTANCE[("event", event["type"])],
-                     as_utc(event["timestamp"]).timestamp(), position, _words(*texts))
+    return Candidate(
+        section,
+        "preference_event",
+        str(event["_id"]),
+        line,
+        IMPORTANCE[("event", event["type"])],
+        as_utc(event["timestamp"]).timestamp(),
+        position,
+        _words(*texts),
+    )
 
 
 def _times(n: int, word: str) -> str:
@@ -119,10 +140,21 @@ def choice_item(section: str, standing: Standing, position: int) -> Candidate:
     if standing.losses:
         tally.append(_times(standing.losses, "loss"))
     verb, link = ("chose", "over") if section == "prefer" else ("passed over", "for")
-    line = (f"- {verb} {standing.kind} {quote(standing.label)} {link} {others} ({', '.join(tally)}) "
-            f"{day(datetime.fromtimestamp(standing.newest, timezone.utc))}")
-    return Candidate(section, "preference_event", standing.newest_event, line, IMPORTANCE[("choice", section)],
-                     standing.newest, position, _words(standing.label, *shown), wins=standing.wins)
+    line = (
+        f"- {verb} {standing.kind} {quote(standing.label)} {link} {others} ({', '.join(tally)}) "
+        f"{day(datetime.fromtimestamp(standing.newest, UTC))}"
+    )
+    return Candidate(
+        section,
+        "preference_event",
+        standing.newest_event,
+        line,
+        IMPORTANCE[("choice", section)],
+        standing.newest,
+        position,
+        _words(standing.label, *shown),
+        wins=standing.wins,
+    )
 
 
 def memory_item(section: str, row: dict[str, Any], position: int) -> Candidate:
@@ -131,9 +163,17 @@ def memory_item(section: str, row: dict[str, Any], position: int) -> Candidate:
     entities = ", ".join(quote(e) for e in row["entities"])
     mark = " fuzzy" if row["fuzzy"] else ""
     line = f"- {row['type']} i{row['importance']}{mark} {day(row['timestamp'])} {entities}: {quote(row['summary'])}"
-    return Candidate(section, "memory", row["memory_id"], line, row["importance"],
-                     as_utc(row["timestamp"]).timestamp(), position, _words(row["summary"], *row["entities"]),
-                     fuzzy=row["fuzzy"])
+    return Candidate(
+        section,
+        "memory",
+        row["memory_id"],
+        line,
+        row["importance"],
+        as_utc(row["timestamp"]).timestamp(),
+        position,
+        _words(row["summary"], *row["entities"]),
+        fuzzy=row["fuzzy"],
+    )
 
 
 def playlist_item(head: dict[str, Any], position: int) -> Candidate:
@@ -141,16 +181,36 @@ def playlist_item(head: dict[str, Any], position: int) -> Candidate:
     tags = [t for t in head.get("intent_tags") or [] if isinstance(t, str)]
     tagged = f", tags {', '.join(quote(t, 40) for t in tags[:8])}" if tags else ""
     count = int(head.get("track_count") or 0)
-    line = (f"- {quote(head['name'])}: {count} track{'' if count == 1 else 's'}{tagged}, "
-            f"updated {day(head['updated_at'])}, id {quote(head['playlist_id'])}")
-    return Candidate("playlists", "playlist", head["playlist_id"], line, IMPORTANCE[("playlist", "")],
-                     as_utc(head["updated_at"]).timestamp(), position, _words(head["name"], *tags))
+    line = (
+        f"- {quote(head['name'])}: {count} track{'' if count == 1 else 's'}{tagged}, "
+        f"updated {day(head['updated_at'])}, id {quote(head['playlist_id'])}"
+    )
+    return Candidate(
+        "playlists",
+        "playlist",
+        head["playlist_id"],
+        line,
+        IMPORTANCE[("playlist", "")],
+        as_utc(head["updated_at"]).timestamp(),
+        position,
+        _words(head["name"], *tags),
+    )
 
 
 def followup_item(row: dict[str, Any], position: int) -> Candidate:
     """``- mem_… "The Zombies": "Recommended …" recommended 2025-10-13, due 2025-10-20``."""
     entities = ", ".join(quote(e) for e in row["entities"])
-    line = (f"- {row['memory_id']} {entities}: {quote(row['summary'])} recommended {day(row['recommended_at'])}, "
-            f"due {day(row['due_at'])}")
-    return Candidate("followups", "memory", row["memory_id"], line, IMPORTANCE[("followup", "")],
-                     as_utc(row["recommended_at"]).timestamp(), position, _words(row["summary"], *row["entities"]))
+    line = (
+        f"- {row['memory_id']} {entities}: {quote(row['summary'])} recommended {day(row['recommended_at'])}, "
+        f"due {day(row['due_at'])}"
+    )
+    return Candidate(
+        "followups",
+        "memory",
+        row["memory_id"],
+        line,
+        IMPORTANCE[("followup", "")],
+        as_utc(row["recommended_at"]).timestamp(),
+        position,
+        _words(row["summary"], *row["entities"]),
+    )

@@ -17,9 +17,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.profiles.choices import EVENT_TYPE as CHOICE_EVENT_TYPE, tally
-from service.context.candidates import (CHOICE_AVOID_LOSSES, Candidate, choice_item, event_item, followup_item,
-                                       memory_item, playlist_item, profile_item)
+from service.context.candidates import (
+    CHOICE_AVOID_LOSSES,
+    Candidate,
+    choice_item,
+    event_item,
+    followup_item,
+    memory_item,
+    playlist_item,
+    profile_item,
+)
+from service.profiles.choices import EVENT_TYPE as CHOICE_EVENT_TYPE
+from service.profiles.choices import tally
 from service.storage.database import Database
 from service.timeutil import as_utc
 
@@ -95,8 +104,9 @@ async def choice_candidates(db: Database, user_id: int, gathered: Gathered) -> N
     """Pairwise choices (``memory_record_choice``), one line per subject: in Prefer every subject
     chosen at least once (its wins rank it above plain likes); in Avoid a subject passed over at
     least ``CHOICE_AVOID_LOSSES`` times and never chosen. Subjects in between are left out."""
-    events = await db.preference_events.find({"user_id": user_id, "type": CHOICE_EVENT_TYPE},
-                                             {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1})
+    events = await db.preference_events.find(
+        {"user_id": user_id, "type": CHOICE_EVENT_TYPE}, {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1}
+    )
     standings = sorted(tally(events).items(), key=lambda item: (-item[1].newest, item[0]))
     for position, (_, standing) in enumerate(standings):
         if standing.wins:

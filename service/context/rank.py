@@ -28,6 +28,16 @@ def focus_terms_of(focus: str | None) -> frozenset[str]:
 
 def ordered(candidates: Sequence[Candidate], focus_terms: frozenset[str]) -> list[tuple[float, Candidate]]:
     scored = [(round(focus_score(focus_terms, c), 3), c) for c in candidates]
-    scored.sort(key=lambda s: (-s[0], -s[1].importance, -s[1].wins, s[1].fuzzy, -s[1].moment, s[1].position,
-                               s[1].line, s[1].ref))
+    scored.sort(
+        key=lambda s: (
+            -s[0],
+            -s[1].importance,
+            -s[1].wins,
+            s[1].fuzzy,
+            -s[1].moment,
+            s[1].position,
+            s[1].line,
+            s[1].ref,
+        )
+    )
     return scored

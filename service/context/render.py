@@ -35,8 +35,12 @@ def _row(c: Candidate, reason: str, **extra: Any) -> dict[str, Any]:
     return {"section": c.section, "kind": c.kind, "id": c.ref, "reason": reason, **extra}
 
 
-def render(ranked: dict[str, list[tuple[float, Candidate]]], budget: int, superseded: Sequence[tuple[Candidate, str]],
-           unclassified: Sequence[str]) -> dict[str, Any]:
+def render(
+    ranked: dict[str, list[tuple[float, Candidate]]],
+    budget: int,
+    superseded: Sequence[tuple[Candidate, str]],
+    unclassified: Sequence[str],
+) -> dict[str, Any]:
     """``{block, tokens, diagnostics}`` for candidates already ordered per section."""
     used = FRAME_TOKENS
     kept: dict[str, set[int]] = {s: set() for s in SECTIONS}
@@ -61,13 +65,23 @@ def render(ranked: dict[str, list[tuple[float, Candidate]]], budget: int, supers
         lines.append(NOTHING_FITS if over_budget else NOTHING)
     lines.append(CLOSE)
     block = "\n".join(lines) + "\n"
-    dropped_rows = [_row(ranked[s][i][1], "budget") for s, i in sorted(over_budget, key=lambda t: (
-        SECTIONS.index(t[0]), t[1]))]
+    dropped_rows = [
+        _row(ranked[s][i][1], "budget") for s, i in sorted(over_budget, key=lambda t: (SECTIONS.index(t[0]), t[1]))
+    ]
     dropped_rows += [_row(c, "superseded", superseded_by=by) for c, by in superseded]
-    dropped_rows += [{"section": None, "kind": "profile_field", "id": p, "reason": "unclassified"} for p in unclassified]
-    counts = [{"section": s, "kept": len(kept[s]), "dropped": sum(1 for r in dropped_rows if r["section"] == s),
-               "tokens": sum(line_tokens(ranked[s][i][1].line) for i in kept[s])
-               + (line_tokens(HEADERS[s]) if kept[s] else 0)} for s in SECTIONS]
+    dropped_rows += [
+        {"section": None, "kind": "profile_field", "id": p, "reason": "unclassified"} for p in unclassified
+    ]
+    counts = [
+        {
+            "section": s,
+            "kept": len(kept[s]),
+            "dropped": sum(1 for r in dropped_rows if r["section"] == s),
+            "tokens": sum(line_tokens(ranked[s][i][1].line) for i in kept[s])
+            + (line_tokens(HEADERS[s]) if kept[s] else 0),
+        }
+        for s in SECTIONS
+    ]
     diagnostics = {
         "estimator": ESTIMATOR,
         "budget_tokens": budget,

@@ -22,11 +22,11 @@ from service.context import gather
 from service.context.candidates import SECTIONS
 from service.context.gather import Gathered
 from service.context.rank import focus_terms_of, ordered
-from service.profiles.opinions import superseded
 from service.context.render import render
 from service.ledger.writer import LedgerWriter
-from service.memories.service import MemoryStore
 from service.memories.followups import FollowUpService
+from service.memories.service import MemoryStore
+from service.profiles.opinions import superseded
 from service.profiles.store import Profiles
 from service.storage.database import Database
 from service.timeutil import utc_now
@@ -35,8 +35,9 @@ SERVED_USERS = 1024  # users whose last block is kept (least recently served go 
 
 
 class ContextService:
-    def __init__(self, db: Database, profiles: Profiles, memories: MemoryStore, followups: FollowUpService,
-                 writer: LedgerWriter) -> None:
+    def __init__(
+        self, db: Database, profiles: Profiles, memories: MemoryStore, followups: FollowUpService, writer: LedgerWriter
+    ) -> None:
         self._db = db
         self._profiles = profiles
         self._memories = memories
@@ -51,15 +52,13 @@ class ContextService:
         found = await self._gather(user_id)
         replaced = superseded(found.events)
         live = [c for c in found.candidates if not (c.kind == "preference_event" and c.ref in replaced)]
-        gone = [(c, replaced[c.ref]) for c in found.candidates
-                if c.kind == "preference_event" and c.ref in replaced]
+        gone = [(c, replaced[c.ref]) for c in found.candidates if c.kind == "preference_event" and c.ref in replaced]
         gone.sort(key=lambda item: (-item[0].moment, item[0].ref))
         focus_terms = focus_terms_of(focus)
         ranked = {s: ordered([c for c in live if c.section == s], focus_terms) for s in SECTIONS}
         rendered = render(ranked, budget_tokens, gone, found.unclassified)
         if self._drops.get(user_id, 0) == drops:
-            self._served[user_id] = {"served_at": utc_now(), "budget_tokens": budget_tokens, "focus": focus,
-                                     **rendered}
+            self._served[user_id] = {"served_at": utc_now(), "budget_tokens": budget_tokens, "focus": focus, **rendered}
             self._served.move_to_end(user_id)
             while len(self._served) > SERVED_USERS:
                 self._served.popitem(last=False)

@@ -32,15 +32,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from service.profiles.choices import choice_of, side_names
-from service.profiles.opinions import SUBJECT_FIELDS
-from service.profiles.opinions import superseded
 from service.errors import NotFound
 from service.memories.service import MemoryStore
-from service.text.entities import folded_entity
 from service.pointers import MISSING as _MISSING
 from service.pointers import parse_pointer, pointer, resolve
+from service.profiles.choices import choice_of, side_names
+from service.profiles.opinions import SUBJECT_FIELDS, superseded
 from service.storage.database import Database
+from service.text.entities import folded_entity
 from service.timeutil import as_utc
 
 MAX_ROWS = 50
@@ -94,8 +93,12 @@ def event_terms(event: dict[str, Any]) -> EventTerms | None:
     if choice is not None:
         named += side_names(choice)
     raw = payload.get("raw_text")
-    return EventTerms(frozenset(n.strip() for n in named), frozenset(folded_entity(n) for n in named),
-                      f" {folded_entity(raw)} " if isinstance(raw, str) else None, frozenset(payload))
+    return EventTerms(
+        frozenset(n.strip() for n in named),
+        frozenset(folded_entity(n) for n in named),
+        f" {folded_entity(raw)} " if isinstance(raw, str) else None,
+        frozenset(payload),
+    )
 
 
 def terms_match(found: EventTerms | None, folded: set[str], exact: set[str], key: str | None) -> bool:
@@ -114,8 +117,14 @@ def event_matches(event: dict[str, Any], folded: set[str], exact: set[str], key:
 
 def event_row(event: dict[str, Any], replaced: dict[str, str]) -> dict[str, Any]:
     raw = (event.get("payload") or {}).get("raw_text")
-    row = {"kind": "preference_event", "id": str(event["_id"]), "timestamp": event["timestamp"],
-           "type": event["type"], "source": event.get("source"), "raw_text": raw if isinstance(raw, str) else None}
+    row = {
+        "kind": "preference_event",
+        "id": str(event["_id"]),
+        "timestamp": event["timestamp"],
+        "type": event["type"],
+        "source": event.get("source"),
+        "raw_text": raw if isinstance(raw, str) else None,
+    }
     if choice_of(event) is not None:
         row["choice"] = True
     if str(event["_id"]) in replaced:
@@ -124,9 +133,16 @@ def event_row(event: dict[str, Any], replaced: dict[str, str]) -> dict[str, Any]
 
 
 def memory_row(row: dict[str, Any]) -> dict[str, Any]:
-    return {"kind": "memory", "id": row["memory_id"], "timestamp": row["timestamp"], "type": row["type"],
-            "summary": row["summary"], "entities": row["entities"], "importance": row["importance"],
-            "fuzzy": row["fuzzy"]}
+    return {
+        "kind": "memory",
+        "id": row["memory_id"],
+        "timestamp": row["timestamp"],
+        "type": row["type"],
+        "summary": row["summary"],
+        "entities": row["entities"],
+        "importance": row["importance"],
+        "fuzzy": row["fuzzy"],
+    }
 
 
 def _newest_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -147,25 +163,44 @@ class Provenance:
             value = resolve((document or {}).get("profile", {}), parts)
             if value is _MISSING or document is None:
                 raise NotFound(f"the profile has no field {path}", {"field": "path"})
-            set_by = [self._patch_row(entry, *found) for entry in history
-                      if (found := patch_sets(entry.get("patch"), parts)) is not None]
+            set_by = [
+                self._patch_row(entry, *found)
+                for entry in history
+                if (found := patch_sets(entry.get("patch"), parts)) is not None
+            ]
             names = [s for _, s in strings(value)][:MAX_SUBJECTS]
             key = next((p for p in reversed(parts) if not p.isdigit()), None) if not names else None
         else:
             subject = folded_entity(path)
             value, names, key = None, [path], None
-            set_by = [self._patch_row(entry, at, text) for entry in history
-                      for at, text in strings(entry.get("patch")) if folded_entity(text) == subject]
+            set_by = [
+                self._patch_row(entry, at, text)
+                for entry in history
+                for at, text in strings(entry.get("patch"))
+                if folded_entity(text) == subject
+            ]
         evidence = await self._events(user_id, names, key) + await self._memory_rows(user_id, names)
         set_by.sort(key=lambda r: r["version"], reverse=True)
-        return {"user_id": user_id, "path": path, "value": value, "set_by": set_by[:MAX_ROWS],
-                "evidence": evidence[:MAX_ROWS], "history_complete": complete,
-                "truncated": len(set_by) > MAX_ROWS or len(evidence) > MAX_ROWS}
+        return {
+            "user_id": user_id,
+            "path": path,
+            "value": value,
+            "set_by": set_by[:MAX_ROWS],
+            "evidence": evidence[:MAX_ROWS],
+            "history_complete": complete,
+            "truncated": len(set_by) > MAX_ROWS or len(evidence) > MAX_ROWS,
+        }
 
     @staticmethod
     def _patch_row(entry: dict[str, Any], written: list[str], value: Any) -> dict[str, Any]:
-        return {"version": entry["version"], "applied_at": entry.get("applied_at"), "source": entry.get("source"),
-                "reason": entry.get("reason"), "path": pointer(written), "value": value}
+        return {
+            "version": entry["version"],
+            "applied_at": entry.get("applied_at"),
+            "source": entry.get("source"),
+            "reason": entry.get("reason"),
+            "path": pointer(written),
+            "value": value,
+        }
 
     async def _events(self, user_id: int, names: list[str], key: str | None) -> list[dict[str, Any]]:
         folded = {folded_entity(n) for n in names} - {""}
@@ -173,9 +208,11 @@ class Provenance:
         if not exact and key is None:
             return []
         events = await self._db.preference_events.find(
-            {"user_id": user_id}, {"type": 1, "source": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1})
-        replaced = superseded([e for e in events if e.get("type") in ("like", "dislike")
-                               and isinstance(e.get("payload"), dict)])
+            {"user_id": user_id}, {"type": 1, "source": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1}
+        )
+        replaced = superseded(
+            [e for e in events if e.get("type") in ("like", "dislike") and isinstance(e.get("payload"), dict)]
+        )
         return _newest_first([event_row(e, replaced) for e in events if event_matches(e, folded, exact, key)])
 
     async def _memory_rows(self, user_id: int, names: list[str]) -> list[dict[str, Any]]:

@@ -37,20 +37,20 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from service.users import stats as user_stats
 from service.audit.origin import current_origin, written_by
 from service.errors import ForgottenItemNotFound, InvalidArgument, SequenceConflict
 from service.ledger.keys import head_id
-from service.memories.service import MemoryStore
-from service.text.entities import folded_entity
 from service.memories.keys import is_memory_id, memory_key
 from service.memories.plays import month_of
+from service.memories.service import MemoryStore
 from service.pointers import array_index, parse_pointer, resolve
+from service.profiles.supersession import remark
 from service.search.engine import SearchEngine
 from service.storage.database import Database
-from service.profiles.supersession import remark
-from service.timeutil import as_utc, parse_iso, utc_now
 from service.storage.units import unit_of_work
+from service.text.entities import folded_entity
+from service.timeutil import as_utc, parse_iso, utc_now
+from service.users import stats as user_stats
 
 KINDS = ("preference_event", "memory", "play", "playlist", "profile_field")
 FORGET = "forget"  # the audit operation of the tombstone
@@ -90,11 +90,21 @@ class Forgetter:
         moment = utc_now()
         key = f"{kind}:{hashlib.sha256(item_id.encode()).hexdigest()[:32] if kind == 'play' else item_id}"
         origin = current_origin()
-        await self._db.audit_log.insert_one({
-            "_id": uuid.uuid4().hex, "time": moment, "collection": None, "operation": FORGET,
-            "user_id": user_id, "playlist_id": None, "document_key": key, "tool": origin.tool,
-            "request_id": origin.request_id, "principal": origin.principal, "via": "write_path",
-        })
+        await self._db.audit_log.insert_one(
+            {
+                "_id": uuid.uuid4().hex,
+                "time": moment,
+                "collection": None,
+                "operation": FORGET,
+                "user_id": user_id,
+                "playlist_id": None,
+                "document_key": key,
+                "tool": origin.tool,
+                "request_id": origin.request_id,
+                "principal": origin.principal,
+                "via": "write_path",
+            }
+        )
         return {"user_id": user_id, "kind": kind, "id": item_id, "forgotten_at": moment, "forgotten": True}
 
     async def _drop_entries(self, user_id: int, names: dict[str, Any]) -> None:
@@ -102,13 +112,17 @@ class Forgetter:
         if not names:
             return
         doomed = []
-        for entry in await self._db.audit_log.find({"user_id": user_id},
-                                                   {"_id": 1, "document_key": 1, "playlist_id": 1, "operation": 1}):
+        for entry in await self._db.audit_log.find(
+            {"user_id": user_id}, {"_id": 1, "document_key": 1, "playlist_id": 1, "operation": 1}
+        ):
             if entry.get("operation") == FORGET:
                 continue
             key = entry.get("document_key") or ""
-            if (key in names.get("keys", ()) or any(key.startswith(p) for p in names.get("prefixes", ()))
-                    or (names.get("playlist_id") is not None and entry.get("playlist_id") == names["playlist_id"])):
+            if (
+                key in names.get("keys", ())
+                or any(key.startswith(p) for p in names.get("prefixes", ()))
+                or (names.get("playlist_id") is not None and entry.get("playlist_id") == names["playlist_id"])
+            ):
                 doomed.append(entry["_id"])
         if doomed:
             await self._db.audit_log.delete_many({"user_id": user_id, "_id": {"$in": doomed}})
@@ -133,8 +147,7 @@ class Forgetter:
         return {"keys": {key}, "prefixes": (f"{key}:",)}
 
     async def _playlist(self, user_id: int, playlist_id: str) -> dict[str, Any]:
-        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id},
-                                                 {"_id": 1})
+        head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id}, {"_id": 1})
         buckets = await self._db.history.delete_many({"user_id": user_id, "playlist_id": playlist_id})
         if head is None and not buckets:
             raise _missing("playlist")
@@ -153,10 +166,15 @@ class Forgetter:
         try:
             moment = as_utc(parse_iso(moment_text))
         except ValueError:
-            raise InvalidArgument("a play's id is '<artist>|<track>|<played_at>' with an RFC 3339 played_at",
-                                  {"field": "id"}) from None
-        splits = {(folded_entity(a), folded_entity(t) if t.strip() else "")
-                  for i, ch in enumerate(names) if ch == "|" for a, t in [(names[:i], names[i + 1:])]}
+            raise InvalidArgument(
+                "a play's id is '<artist>|<track>|<played_at>' with an RFC 3339 played_at", {"field": "id"}
+            ) from None
+        splits = {
+            (folded_entity(a), folded_entity(t) if t.strip() else "")
+            for i, ch in enumerate(names)
+            if ch == "|"
+            for a, t in [(names[:i], names[i + 1 :])]
+        }
         splits.add((folded_entity(names), ""))  # "<artist>|<played_at>": a play without a track
         for _ in range(ATTEMPTS):
             found = False
@@ -196,12 +214,28 @@ class Forgetter:
                 raise _missing("profile_field")
             history = [_scrubbed(entry, tokens, value) for entry in current.get("history", [])]
             now, stamp, version = utc_now(), written_by(), current["version"] + 1
-            history.append({"version": version, "patch": patch, "reason": f"forgotten: {pointer}", "source": "user",
-                            "applied_at": now, "written_by": stamp})
+            history.append(
+                {
+                    "version": version,
+                    "patch": patch,
+                    "reason": f"forgotten: {pointer}",
+                    "source": "user",
+                    "applied_at": now,
+                    "written_by": stamp,
+                }
+            )
             if await self._db.profiles.update_one(
-                    {"_id": user_id, "user_id": user_id, "version": current["version"]},
-                    {"$set": {"profile": profile, "version": version, "updated_at": now, "written_by": stamp,
-                              "history": history}}):
+                {"_id": user_id, "user_id": user_id, "version": current["version"]},
+                {
+                    "$set": {
+                        "profile": profile,
+                        "version": version,
+                        "updated_at": now,
+                        "written_by": stamp,
+                        "history": history,
+                    }
+                },
+            ):
                 await user_stats.note_profile(self._db, user_id, version, now)
                 return {}
         raise SequenceConflict("the profile is being updated concurrently; retry", {"field": "id"})
@@ -216,8 +250,7 @@ def _is_play(play: dict[str, Any], moment: datetime, splits: set[tuple[str, str]
 
 def _tokens(pointer: str) -> list[str]:
     if not pointer.startswith("/"):
-        raise InvalidArgument("a profile field is a JSON Pointer such as /rules/max_tracks_per_artist",
-                              {"field": "id"})
+        raise InvalidArgument("a profile field is a JSON Pointer such as /rules/max_tracks_per_artist", {"field": "id"})
     return parse_pointer(pointer)
 
 

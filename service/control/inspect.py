@@ -26,11 +26,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from service.context.service import ContextService
-from service.control.switches import Controls
-from service.text.entities import folded_entity
-from service.pointers import pointer
 from service.control.explain import EventTerms, event_terms, patch_sets, terms_match
+from service.control.switches import Controls
+from service.pointers import pointer
 from service.storage.database import Database
+from service.text.entities import folded_entity
 from service.timeutil import as_utc
 
 MAX_FIELDS = 200
@@ -53,13 +53,21 @@ def leaves(value: Any, parts: list[str] | None = None) -> Iterator[tuple[list[st
 
 def _cut(reason: Any) -> Any:
     if isinstance(reason, str) and len(reason) > REASON_CHARS:
-        return reason[:REASON_CHARS - 1] + "…"
+        return reason[: REASON_CHARS - 1] + "…"
     return reason
 
 
 def _set_by(history: list[dict[str, Any]], parts: list[str]) -> list[dict[str, Any]]:
-    rows = [{"version": e["version"], "applied_at": e.get("applied_at"), "source": e.get("source"),
-             "reason": _cut(e.get("reason"))} for e in history if patch_sets(e.get("patch"), parts) is not None]
+    rows = [
+        {
+            "version": e["version"],
+            "applied_at": e.get("applied_at"),
+            "source": e.get("source"),
+            "reason": _cut(e.get("reason")),
+        }
+        for e in history
+        if patch_sets(e.get("patch"), parts) is not None
+    ]
     return sorted(rows, key=lambda r: r["version"], reverse=True)
 
 
@@ -101,7 +109,7 @@ class EvidenceIndex:
         words = found.raw.split()
         for start in range(len(words)):
             for length in lengths:
-                run = " ".join(words[start:start + length])
+                run = " ".join(words[start : start + length])
                 if start + length <= len(words) and run in wanted:
                     self._by.setdefault(("run", run), set()).add(i)
 
@@ -128,8 +136,10 @@ def _evidence(index: EvidenceIndex, parts: list[str], value: Any) -> list[dict[s
         key = next((p for p in reversed(parts) if not p.isdigit()), None)
     if not folded and not exact and key is None:
         return []
-    return [{"id": str(e["_id"]), "type": e["type"], "timestamp": e["timestamp"]}
-            for e in index.matching(folded, exact, key)]
+    return [
+        {"id": str(e["_id"]), "type": e["type"], "timestamp": e["timestamp"]}
+        for e in index.matching(folded, exact, key)
+    ]
 
 
 class Inspector:
@@ -140,8 +150,14 @@ class Inspector:
 
     async def inspect(self, user_id: int) -> dict[str, Any]:
         status = await self._controls.status(user_id)
-        answer = {**status, "last_context": None, "profile_fields": [], "unlisted_fields": 0,
-                  "history_complete": True, "hidden": None}
+        answer = {
+            **status,
+            "last_context": None,
+            "profile_fields": [],
+            "unlisted_fields": 0,
+            "history_complete": True,
+            "hidden": None,
+        }
         if not status["enabled"]:
             return answer | {"hidden": "memory_disabled"}
         served = self._context.last_served(user_id)
@@ -156,12 +172,14 @@ class Inspector:
             "history_complete": not history or min(int(h.get("version", 0)) for h in history) <= 1,
         }
 
-    async def _fields(self, user_id: int, history: list[dict[str, Any]],
-                      found: list[tuple[list[str], Any]]) -> list[dict[str, Any]]:
+    async def _fields(
+        self, user_id: int, history: list[dict[str, Any]], found: list[tuple[list[str], Any]]
+    ) -> list[dict[str, Any]]:
         if found == [([], {})]:  # an empty profile has no fields
             return []
         stored = await self._db.preference_events.find(
-            {"user_id": user_id}, {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1})
+            {"user_id": user_id}, {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1}
+        )
         stored.sort(key=lambda e: (as_utc(e["timestamp"]).timestamp(), str(e["_id"])), reverse=True)
         wanted = {folded_entity(value) for _, value in found if isinstance(value, str)}
         events = await EvidenceIndex.built(stored, wanted)
@@ -169,7 +187,14 @@ class Inspector:
         for parts, value in found:
             set_by = _set_by(history, parts)
             evidence = _evidence(events, parts, value)
-            rows.append({"path": pointer(parts), "value": value,
-                         "set_by": set_by[:LISTED_PER_FIELD], "set_by_count": len(set_by),
-                         "evidence": evidence[:LISTED_PER_FIELD], "evidence_count": len(evidence)})
+            rows.append(
+                {
+                    "path": pointer(parts),
+                    "value": value,
+                    "set_by": set_by[:LISTED_PER_FIELD],
+                    "set_by_count": len(set_by),
+                    "evidence": evidence[:LISTED_PER_FIELD],
+                    "evidence_count": len(evidence),
+                }
+            )
         return rows

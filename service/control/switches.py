@@ -20,12 +20,18 @@ from service.audit.origin import written_by
 from service.errors import MemoryDisabled, MemoryPaused
 from service.settings import Settings
 from service.storage.database import Database
-from service.timeutil import as_utc, utc_now
 from service.storage.units import unit_of_work
+from service.timeutil import as_utc, utc_now
 
 # What ``memory_status`` counts: (name in the answer, collection).
-COUNTED = (("preference_events", "preference_events"), ("playlists", "playlists"), ("tracks", "tracks"),
-           ("memories", "memories"), ("play_buckets", "plays"), ("aging_records", "memory_aging"))
+COUNTED = (
+    ("preference_events", "preference_events"),
+    ("playlists", "playlists"),
+    ("tracks", "tracks"),
+    ("memories", "memories"),
+    ("play_buckets", "plays"),
+    ("aging_records", "memory_aging"),
+)
 
 
 class Controls:
@@ -44,9 +50,12 @@ class Controls:
     async def _store(self, user_id: int, **changes: Any) -> dict[str, Any]:
         await self._db.memory_controls.update_one(
             {"_id": user_id, "user_id": user_id},
-            {"$set": {**changes, "updated_at": utc_now(), "written_by": written_by()},
-             "$setOnInsert": {k: v for k, v in {"enabled": True, "paused_until": None}.items() if k not in changes}},
-            upsert=True)
+            {
+                "$set": {**changes, "updated_at": utc_now(), "written_by": written_by()},
+                "$setOnInsert": {k: v for k, v in {"enabled": True, "paused_until": None}.items() if k not in changes},
+            },
+            upsert=True,
+        )
         return await self.status(user_id)
 
     @unit_of_work
@@ -59,8 +68,10 @@ class Controls:
         return await self._store(user_id, paused_until=until)
 
     async def status(self, user_id: int) -> dict[str, Any]:
-        counts = {name: await getattr(self._db, collection).count_documents({"user_id": user_id})
-                  for name, collection in COUNTED}
+        counts = {
+            name: await getattr(self._db, collection).count_documents({"user_id": user_id})
+            for name, collection in COUNTED
+        }
         profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"version": 1})
         counts["profile_version"] = profile["version"] if profile else 0
         return {"user_id": user_id, **await self.state(user_id), "counts": counts}
@@ -68,11 +79,15 @@ class Controls:
     async def refuse_write(self, user_id: int) -> None:
         state = await self.state(user_id)
         if not state["enabled"]:
-            raise MemoryDisabled("memory is turned off for this user: nothing is stored (memory_set_enabled)",
-                                 {"reason": "memory_disabled"})
+            raise MemoryDisabled(
+                "memory is turned off for this user: nothing is stored (memory_set_enabled)",
+                {"reason": "memory_disabled"},
+            )
         if state["paused_until"] is not None:
-            raise MemoryPaused("memory is paused for this user: nothing is stored until the pause ends",
-                               {"reason": "memory_paused", "until": state["paused_until"]})
+            raise MemoryPaused(
+                "memory is paused for this user: nothing is stored until the pause ends",
+                {"reason": "memory_paused", "until": state["paused_until"]},
+            )
 
     async def hides_reads(self, user_id: int) -> bool:
         return not (await self.state(user_id))["enabled"]

@@ -51,8 +51,11 @@ async def canonical_words(observations: list[Observation]) -> dict[str, str]:
         match = None
         if budget:
             # Within ``budget`` edits the lengths differ by at most ``budget``.
-            candidates = [c for size in range(len(word) - budget, len(word) + budget + 1)
-                          for c in spellings.get((word[0], size), ())]
+            candidates = [
+                c
+                for size in range(len(word) - budget, len(word) + budget + 1)
+                for c in spellings.get((word[0], size), ())
+            ]
             found = process.extract(word, candidates, scorer=Levenshtein.distance, score_cutoff=budget, limit=None)
             match = min(found, key=lambda f: (f[1], rank[f[0]]))[0] if found else None
         canonical[word] = match or word

@@ -36,30 +36,170 @@ _AVOID = re.compile(
 )
 
 SYNONYMS = {
-    **dict.fromkeys(("band", "bands", "singer", "singers", "musician", "musicians", "artists", "act", "acts"),
-                    "artist"),
-    **dict.fromkeys(("minutes", "minute", "mins", "min", "hours", "hour", "hrs", "long", "longer", "length", "lengths",
-                     "duration", "runtime"), "duration"),
-    **dict.fromkeys(("breathers", "break", "breaks", "contemplative", "interlude", "interludes", "pause",
-                     "pauses"), "breather"),
+    **dict.fromkeys(
+        ("band", "bands", "singer", "singers", "musician", "musicians", "artists", "act", "acts"), "artist"
+    ),
+    **dict.fromkeys(
+        (
+            "minutes",
+            "minute",
+            "mins",
+            "min",
+            "hours",
+            "hour",
+            "hrs",
+            "long",
+            "longer",
+            "length",
+            "lengths",
+            "duration",
+            "runtime",
+        ),
+        "duration",
+    ),
+    **dict.fromkeys(
+        ("breathers", "break", "breaks", "contemplative", "interlude", "interludes", "pause", "pauses"), "breather"
+    ),
     **dict.fromkeys(("mellow", "chill", "calm", "quiet", "slow", "soft", "ballad", "ballads"), "calm"),
     **dict.fromkeys(("energetic", "upbeat", "anthemic", "energy"), "energy"),
 }
-FILLERS = frozenset("""
-song songs track tracks tune tunes music playlist playlists mix mixes list lists please pls plz remember really
-want wants wanted like likes keep make sure always ever again just also one single same any each every per rule
-rules thing things stuff put include add use get give let ok okay thanks thank maybe bit lot lots way kind sort
-anything something mind feel think prefer preferences preference target default set setting user feedback said
-told say tell bring play played playing listen hear ones much many genre genres style styles vibe vibes would
-could should i d ll m re ve between hey hi
-""".split())
+FILLERS = frozenset(
+    [
+        "song",
+        "songs",
+        "track",
+        "tracks",
+        "tune",
+        "tunes",
+        "music",
+        "playlist",
+        "playlists",
+        "mix",
+        "mixes",
+        "list",
+        "lists",
+        "please",
+        "pls",
+        "plz",
+        "remember",
+        "really",
+        "want",
+        "wants",
+        "wanted",
+        "like",
+        "likes",
+        "keep",
+        "make",
+        "sure",
+        "always",
+        "ever",
+        "again",
+        "just",
+        "also",
+        "one",
+        "single",
+        "same",
+        "any",
+        "each",
+        "every",
+        "per",
+        "rule",
+        "rules",
+        "thing",
+        "things",
+        "stuff",
+        "put",
+        "include",
+        "add",
+        "use",
+        "get",
+        "give",
+        "let",
+        "ok",
+        "okay",
+        "thanks",
+        "thank",
+        "maybe",
+        "bit",
+        "lot",
+        "lots",
+        "way",
+        "kind",
+        "sort",
+        "anything",
+        "something",
+        "mind",
+        "feel",
+        "think",
+        "prefer",
+        "preferences",
+        "preference",
+        "target",
+        "default",
+        "set",
+        "setting",
+        "user",
+        "feedback",
+        "said",
+        "told",
+        "say",
+        "tell",
+        "bring",
+        "play",
+        "played",
+        "playing",
+        "listen",
+        "hear",
+        "ones",
+        "much",
+        "many",
+        "genre",
+        "genres",
+        "style",
+        "styles",
+        "vibe",
+        "vibes",
+        "would",
+        "could",
+        "should",
+        "i",
+        "d",
+        "ll",
+        "m",
+        "re",
+        "ve",
+        "between",
+        "hey",
+        "hi",
+    ]
+)
 NUMBER_WORDS = frozenset(
-    "zero two three four five six seven eight nine ten eleven twelve fifteen twenty thirty forty fifty hundred".split()
+    [
+        "zero",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "fifteen",
+        "twenty",
+        "thirty",
+        "forty",
+        "fifty",
+        "hundred",
+    ]
 )
 FILLERS = FILLERS | NUMBER_WORDS
 # What a request with no other content word is about ("no more than 30 songs": a length cap).
-MUSIC_NOUNS = (dict.fromkeys(("song", "songs", "track", "tracks", "tune", "tunes"), "track")
-               | dict.fromkeys(("playlist", "playlists", "mix", "mixes", "list", "lists"), "playlist"))
+MUSIC_NOUNS = dict.fromkeys(("song", "songs", "track", "tracks", "tune", "tunes"), "track") | dict.fromkeys(
+    ("playlist", "playlists", "mix", "mixes", "list", "lists"), "playlist"
+)
 # The last key of a range object (``target_duration_minutes.min``) names the bound, not the rule.
 RANGE_KEYS = frozenset(("min", "max", "low", "high", "lower", "upper", "from", "to", "start", "end"))
 

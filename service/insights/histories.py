@@ -44,16 +44,16 @@ async def _chained(db: Database, user_id: int) -> AsyncIterator[PlaylistHistory]
         while (bucket := await read_bucket(db, user_id, playlist_id, base)) is not None:
             # Its events as of this read: a writer may append to the stored list meanwhile, and
             # the next bucket read starts right after the last_seq seen here, so nothing doubles.
-            buckets.append({"events": list(bucket["events"]), "snapshot": bucket["snapshot"],
-                            "playlist_id": playlist_id})
+            buckets.append(
+                {"events": list(bucket["events"]), "snapshot": bucket["snapshot"], "playlist_id": playlist_id}
+            )
             base = bucket["last_seq"] + 1
         if buckets:
             yield _history(buckets[0], buckets)
 
 
 async def _found(db: Database, user_id: int) -> AsyncIterator[PlaylistHistory]:
-    firsts = await db.history.find({"user_id": user_id, "base_seq": 0},
-                                   {"events": 1, "snapshot": 1, "playlist_id": 1})
+    firsts = await db.history.find({"user_id": user_id, "base_seq": 0}, {"events": 1, "snapshot": 1, "playlist_id": 1})
     later = await db.history.find({"user_id": user_id, "base_seq": {"$gt": 0}}, {"events": 1, "playlist_id": 1})
     by_playlist: dict[str, list[dict[str, Any]]] = {}
     for bucket in later:

@@ -69,8 +69,16 @@ def from_event(document: dict[str, Any]) -> Observation:
         else:
             about, surface = signature(subject[1])
             sig = Signature(cue, about.content)
-    return Observation("preference_event", document["_id"], document["type"], as_utc(document["timestamp"]),
-                       text, None if subject is None else f"{subject[0]}:{subject[1]}", sig, surface)
+    return Observation(
+        "preference_event",
+        document["_id"],
+        document["type"],
+        as_utc(document["timestamp"]),
+        text,
+        None if subject is None else f"{subject[0]}:{subject[1]}",
+        sig,
+        surface,
+    )
 
 
 def _leaves(patch: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
@@ -106,8 +114,16 @@ def _patch_observation(entry: dict[str, Any], path: list[str], value: Any) -> Ob
     sig, surface = signature(words)
     said = "removed" if value is None else json.dumps(value, ensure_ascii=False)
     text = f"{'.'.join(path)} = {said}" + (f" ({entry['reason']})" if entry.get("reason") else "")
-    return Observation("profile_patch", entry["version"], "profile_patch", as_utc(entry["applied_at"]), text,
-                       f"profile:{'.'.join(path)}", sig, surface)
+    return Observation(
+        "profile_patch",
+        entry["version"],
+        "profile_patch",
+        as_utc(entry["applied_at"]),
+        text,
+        f"profile:{'.'.join(path)}",
+        sig,
+        surface,
+    )
 
 
 async def read_observations(db: Database, user_id: int) -> tuple[list[Observation], int, int]:

@@ -40,8 +40,9 @@ def _entry(track: str, presence: Presence) -> dict[str, Any]:
     }
 
 
-def classify(presence: Presence, as_of: datetime, days: int,
-             tracks: Iterable[str]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def classify(
+    presence: Presence, as_of: datetime, days: int, tracks: Iterable[str]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The new entries and the staples among ``tracks`` (unordered: see ``in_order``)."""
     window_start = as_of - timedelta(days=days)
     tenure_start = as_of - STAPLE_TENURE
@@ -73,8 +74,9 @@ def named(entries: list[dict[str, Any]], described: dict[str, dict[str, Any]]) -
     out = []
     for entry in entries:
         known = described.get(entry["track_id"])
-        out.append({**entry, "name": known["name"] if known else None,
-                    "artists": list(known["artists"]) if known else None})
+        out.append(
+            {**entry, "name": known["name"] if known else None, "artists": list(known["artists"]) if known else None}
+        )
     return out
 
 

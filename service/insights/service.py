@@ -33,8 +33,9 @@ class InsightService:
         staples: list[dict[str, Any]] = []
         tracks = list(presence.stays)
         for start in range(0, len(tracks), CLASSIFIED_BETWEEN_YIELDS):
-            found_new, found_staples = rotation.classify(presence, as_of, days,
-                                                         tracks[start:start + CLASSIFIED_BETWEEN_YIELDS])
+            found_new, found_staples = rotation.classify(
+                presence, as_of, days, tracks[start : start + CLASSIFIED_BETWEEN_YIELDS]
+            )
             new += found_new
             staples += found_staples
             await asyncio.sleep(0)  # tens of thousands of tracks must not stall other sessions
@@ -42,7 +43,8 @@ class InsightService:
         shown_new, shown_staples = new[:limit], staples[:limit]
         described = await describe_tracks(self._db, user_id, [e["track_id"] for e in shown_new + shown_staples])
         fitted_new, fitted_staples, trimmed = rotation.fit(
-            rotation.named(shown_new, described), rotation.named(shown_staples, described),
+            rotation.named(shown_new, described),
+            rotation.named(shown_staples, described),
             self.settings.result_budget_bytes,
         )
         in_rotation = len(presence.stays)

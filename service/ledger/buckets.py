@@ -107,8 +107,9 @@ def first_bucket(
     }
 
 
-def new_event(seq: int, event_type: str, payload: dict[str, Any], moment: datetime, client_event_id: str | None,
-              digest: str) -> dict[str, Any]:
+def new_event(
+    seq: int, event_type: str, payload: dict[str, Any], moment: datetime, client_event_id: str | None, digest: str
+) -> dict[str, Any]:
     return {
         "event_id": str(uuid.uuid4()),
         "seq": seq,
@@ -123,8 +124,9 @@ def new_event(seq: int, event_type: str, payload: dict[str, Any], moment: dateti
     }
 
 
-def next_bucket(previous: dict[str, Any], event: dict[str, Any], state: PlaylistState,
-                source: str = "periodic") -> dict[str, Any]:
+def next_bucket(
+    previous: dict[str, Any], event: dict[str, Any], state: PlaylistState, source: str = "periodic"
+) -> dict[str, Any]:
     """The bucket opened by ``event``: a snapshot of the state after it, then later events."""
     seq = event["seq"]
     return {

@@ -32,8 +32,13 @@ def event_summary(event: dict[str, Any]) -> dict[str, Any]:
         detail.update(added_count=len(payload["added"]), removed_count=len(payload["removed"]))
     elif event["type"] == "UPDATE_META":
         detail["fields"] = [k for k in META_FIELDS if k in payload]
-    return {"event_id": event["event_id"], "seq": event["seq"], "type": event["type"],
-            "timestamp": event["timestamp"], "detail": detail}
+    return {
+        "event_id": event["event_id"],
+        "seq": event["seq"],
+        "type": event["type"],
+        "timestamp": event["timestamp"],
+        "detail": detail,
+    }
 
 
 def _within(items: list[Any], budget: int) -> list[Any]:
@@ -59,7 +64,8 @@ def diff_answer(
     report = diff_report(before.track_ids, after.track_ids)
     meta_changes = [
         {"field": k, "from": before.meta.get(k), "to": after.meta.get(k)}
-        for k in META_FIELDS if before.meta.get(k) != after.meta.get(k)
+        for k in META_FIELDS
+        if before.meta.get(k) != after.meta.get(k)
     ]
     events = [event_summary(e) for e in events_between(buckets, from_time if existed else None, to_time)]
     share = max(1, budget_bytes // 4)
@@ -74,8 +80,12 @@ def diff_answer(
         "meta_changes": meta_changes,
         # The newest events are the ones a person asks about first: kept from the end.
         "events": _within(events[::-1], share)[::-1],
-        "counts": {"added": len(report["added"]), "removed": len(report["removed"]),
-                   "moved": len(report["moved"]), "events": len(events)},
+        "counts": {
+            "added": len(report["added"]),
+            "removed": len(report["removed"]),
+            "moved": len(report["moved"]),
+            "events": len(events),
+        },
     }
     answer["truncated"] = any(len(answer[k]) < answer["counts"][k] for k in ("added", "removed", "moved", "events"))
     return answer

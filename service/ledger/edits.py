@@ -69,7 +69,7 @@ def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
     low, high = 0, limit - prefix
     while low < high:
         middle = (low + high + 1) // 2
-        same = old[len(old) - middle:] == new[len(new) - middle:]
+        same = old[len(old) - middle :] == new[len(new) - middle :]
         low, high = (middle, high) if same else (low, middle - 1)
     return prefix, low
 
@@ -113,10 +113,12 @@ def apply_script(tracks: list[str], removed: list[list[Any]], added: list[list[A
         stale = [index for index, track in removed if index >= len(tracks) or tracks[index] != track]
         final = len(tracks) - len(gone) + len(added)
         if stale or any(index > final - 1 for index, _ in added):
-            raise StaleEditScript("the edit does not fit the playlist's current contents",
-                                  {"field": "track_ids", "stale_positions": stale[:20]})
+            raise StaleEditScript(
+                "the edit does not fit the playlist's current contents",
+                {"field": "track_ids", "stale_positions": stale[:20]},
+            )
     kept = iter([t for i, t in enumerate(tracks) if i not in gone] if gone else tracks)
-    placed = {index: track for index, track in added}
+    placed = dict(added)
     return [placed[j] if j in placed else next(kept) for j in range(len(tracks) - len(gone) + len(added))]
 
 
@@ -127,12 +129,15 @@ def diff_report(old: list[str], new: list[str]) -> dict[str, list[dict[str, Any]
     matched_old = {i for i, _ in pairing.pairs}
     matched_new = {j for _, j in pairing.pairs}
     return {
-        "added": [{"track_id": new[j], "index": j} for j in range(pairing.prefix, pairing.new_end)
-                  if j not in matched_new],
-        "removed": [{"track_id": old[i], "index": i} for i in range(pairing.prefix, pairing.old_end)
-                    if i not in matched_old],
+        "added": [
+            {"track_id": new[j], "index": j} for j in range(pairing.prefix, pairing.new_end) if j not in matched_new
+        ],
+        "removed": [
+            {"track_id": old[i], "index": i} for i in range(pairing.prefix, pairing.old_end) if i not in matched_old
+        ],
         "moved": [
             {"track_id": old[i], "from_index": i, "to_index": j}
-            for p, (i, j) in enumerate(pairing.pairs) if p not in pairing.kept
+            for p, (i, j) in enumerate(pairing.pairs)
+            if p not in pairing.kept
         ],
     }

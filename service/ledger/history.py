@@ -17,8 +17,9 @@ from service.storage.database import Database
 from service.timeutil import as_utc
 
 
-async def buckets_of(db: Database, head: dict[str, Any], since: datetime | None = None,
-                     until: datetime | None = None) -> list[dict[str, Any]]:
+async def buckets_of(
+    db: Database, head: dict[str, Any], since: datetime | None = None, until: datetime | None = None
+) -> list[dict[str, Any]]:
     """Every bucket of the playlist, oldest first (following newer ones the document may trail);
     with ``since``/``until``, only those that can hold events in that window."""
     index = head["bucket_index"]
@@ -26,7 +27,7 @@ async def buckets_of(db: Database, head: dict[str, Any], since: datetime | None 
     first = max(0, bisect.bisect_right(starts, since) - 1) if since is not None else 0
     last = bisect.bisect_right(starts, until) if until is not None else len(index)
     buckets: list[dict[str, Any]] = []
-    for position, (base_seq, _) in enumerate(index[first:max(last, first + 1)]):
+    for position, (base_seq, _) in enumerate(index[first : max(last, first + 1)]):
         bucket = await read_bucket(db, head["user_id"], head["playlist_id"], base_seq)
         if bucket is None:  # pragma: no cover - buckets are never deleted while the playlist exists
             raise PlaylistNotFound("playlist history is missing", {"field": "playlist_id"})
@@ -54,6 +55,8 @@ def state_after_seq(buckets: list[dict[str, Any]], seq: int) -> PlaylistState:
 def events_between(buckets: list[dict[str, Any]], after: datetime | None, until: datetime) -> list[dict[str, Any]]:
     """Events with ``after < timestamp <= until`` (every event up to ``until`` when ``after`` is None)."""
     return [
-        event for bucket in buckets for event in bucket["events"]
+        event
+        for bucket in buckets
+        for event in bucket["events"]
         if (after is None or as_utc(event["timestamp"]) > after) and as_utc(event["timestamp"]) <= until
     ]

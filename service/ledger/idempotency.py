@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from service.errors import IdempotencyKeyReused
-from service.storage.database import Database
 from service.storage.collection import DuplicateDocument
+from service.storage.database import Database
 from service.timeutil import utc_now
 
 

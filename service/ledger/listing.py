@@ -17,8 +17,8 @@ from datetime import timedelta
 from typing import Any
 
 from service.errors import InvalidArgument
-from service.limits import json_bytes
 from service.ledger.keys import head_id
+from service.limits import json_bytes
 from service.storage.database import Database
 from service.timeutil import as_utc, utc_now
 
@@ -66,19 +66,20 @@ async def _first_page(db: Database, user_id: int, limit: int, budget: int) -> di
         now = utc_now()
         await db.cursors.delete_many({"user_id": user_id, "expires_at": {"$lt": now}})
         cursor_id = str(uuid.uuid4())
-        await db.cursors.insert_one({
-            "_id": cursor_id,
-            "user_id": user_id,
-            "playlist_ids": [h["playlist_id"] for h in heads[limit:]],
-            "created_at": now,
-            "expires_at": now + CURSOR_TTL,
-        })
+        await db.cursors.insert_one(
+            {
+                "_id": cursor_id,
+                "user_id": user_id,
+                "playlist_ids": [h["playlist_id"] for h in heads[limit:]],
+                "created_at": now,
+                "expires_at": now + CURSOR_TTL,
+            }
+        )
         next_cursor = _encode(cursor_id, 0)
     return {"items": [_item(h) for h in heads[:limit]], "next_cursor": next_cursor}
 
 
-async def list_playlists(db: Database, user_id: int, limit: int, cursor: str | None,
-                         budget: int) -> dict[str, Any]:
+async def list_playlists(db: Database, user_id: int, limit: int, cursor: str | None, budget: int) -> dict[str, Any]:
     """A page of at most ``limit`` items and about ``budget`` bytes."""
     if cursor is None:
         return await _first_page(db, user_id, limit, budget)

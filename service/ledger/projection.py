@@ -74,9 +74,7 @@ async def walk_forward(
     """Follow contiguous buckets past ``bucket``; return the newest and every newer one seen."""
     newer: list[dict[str, Any]] = []
     while True:
-        following = await load_bucket(
-            db, bucket["user_id"], bucket["playlist_id"], bucket["last_seq"] + 1, projection
-        )
+        following = await load_bucket(db, bucket["user_id"], bucket["playlist_id"], bucket["last_seq"] + 1, projection)
         if following is None:
             return bucket, newer
         newer.append(following)
@@ -113,8 +111,9 @@ async def derive_head(
     start = first
     index: list[list[Any]] = [[0, first["start_time"]]]
     if trust_index:
-        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id},
-                                           {"bucket_index": 1})
+        head = await db.playlists.find_one(
+            {"_id": head_id(user_id, playlist_id), "user_id": user_id}, {"bucket_index": 1}
+        )
         if head is not None and head.get("bucket_index"):
             index = [list(entry) for entry in head["bucket_index"]]
             start = await load_bucket(db, user_id, playlist_id, index[-1][0]) or first
@@ -127,9 +126,7 @@ async def derive_head(
     recent_events: list[dict[str, Any]] = []
     recent_snapshots: list[dict[str, Any]] = []
     bucket: dict[str, Any] | None = newest
-    while bucket is not None and (
-        len(recent_events) < caps["events"] or len(recent_snapshots) < caps["snapshots"]
-    ):
+    while bucket is not None and (len(recent_events) < caps["events"] or len(recent_snapshots) < caps["snapshots"]):
         recent_events = bucket["events"] + recent_events
         recent_snapshots.insert(0, snapshot_summary(bucket["snapshot"]))
         prev = bucket.get("prev_base_seq")

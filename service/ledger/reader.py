@@ -54,7 +54,7 @@ class LedgerReader:
             raise PlaylistNotFound("playlist history is missing", {"field": "playlist_id"})
         if position == len(index) - 1:
             # The document may trail the buckets after a crash: newer buckets are contiguous.
-            newest, newer = await walk_forward(self._db, bucket)
+            _newest, newer = await walk_forward(self._db, bucket)
             for candidate in newer:
                 if at_time is None or as_utc(candidate["start_time"]) <= at_time:
                     bucket = candidate

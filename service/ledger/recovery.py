@@ -17,8 +17,9 @@ async def roll_forward_all(db: Database, caps: dict[str, int]) -> int:
             rebuilt += 1
     for first in await db.history.find({"base_seq": 0}, {"user_id": 1, "playlist_id": 1}):
         user_id, playlist_id = first["user_id"], first["playlist_id"]
-        head = await db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id},
-                                          {"seq": 1, "open_base_seq": 1})
+        head = await db.playlists.find_one(
+            {"_id": head_id(user_id, playlist_id), "user_id": user_id}, {"seq": 1, "open_base_seq": 1}
+        )
         if head is not None:
             # Headers only: the sweep reads every playlist at start-up, not its track lists.
             bucket = await load_bucket(db, user_id, playlist_id, head["open_base_seq"], BUCKET_HEADER)

@@ -6,8 +6,8 @@ what is rebuilt can never disagree.
 
 from __future__ import annotations
 
-from itertools import filterfalse
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from typing import Any
 
 from service.errors import InvalidArgument, NotAPermutation, PlaylistTooLong, PositionOutOfRange
@@ -67,8 +67,9 @@ def _add_tracks(tracks: list[str], payload: dict[str, Any], max_tracks: int) -> 
     return [placed[i] if i in placed else next(rest) for i in range(final_length)]
 
 
-def apply_event(state: PlaylistState, event_type: str, payload: dict[str, Any], max_tracks: int,
-                replaying: bool = False) -> PlaylistState:
+def apply_event(
+    state: PlaylistState, event_type: str, payload: dict[str, Any], max_tracks: int, replaying: bool = False
+) -> PlaylistState:
     """Return the state after one event; raise a domain error if the event cannot apply.
 
     ``replaying``: the event is a stored one, checked when it was committed, so the checks that

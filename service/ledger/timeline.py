@@ -87,11 +87,18 @@ def downsample(moments: list[Moment], max_points: int) -> list[dict[str, Any]]:
         for moment in group:
             types[moment.type] = types.get(moment.type, 0) + 1
         counts = [moment.track_count for moment in group]
-        points.append({
-            "from": group[0].time, "to": group[-1].time, "seq_from": group[0].seq, "seq_to": group[-1].seq,
-            "track_count_min": min(counts), "track_count_max": max(counts), "track_count_end": counts[-1],
-            "types": types,
-        })
+        points.append(
+            {
+                "from": group[0].time,
+                "to": group[-1].time,
+                "seq_from": group[0].seq,
+                "seq_to": group[-1].seq,
+                "track_count_min": min(counts),
+                "track_count_max": max(counts),
+                "track_count_end": counts[-1],
+                "types": types,
+            }
+        )
     return points
 
 

@@ -66,8 +66,10 @@ def choose_target(events: list[dict[str, Any]], redo_of: str | None) -> UndoTarg
     if named is None:
         raise PlaylistNotFound("no event with this id in this playlist", {"field": "event_id"})
     if named["type"] != "UNDO":
-        raise InvalidArgument("event_id must name an UNDO event (a redo re-applies what it reversed)",
-                              {"field": "event_id", "type": named["type"]})
+        raise InvalidArgument(
+            "event_id must name an UNDO event (a redo re-applies what it reversed)",
+            {"field": "event_id", "type": named["type"]},
+        )
     top = stacks.redo[-1][0] if stacks.redo else None
     if top is None or top["event_id"] != redo_of:
         raise NotRedoable(

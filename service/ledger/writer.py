@@ -22,7 +22,6 @@ from service.errors import (
     StorageUnavailable,
     TimestampOutOfOrder,
 )
-from service.ledger.idempotency import claim_key, key_seen, release_key
 from service.ledger.buckets import (
     SnapshotPolicy,
     create_result,
@@ -31,6 +30,7 @@ from service.ledger.buckets import (
     new_event,
     next_bucket,
 )
+from service.ledger.idempotency import claim_key, key_seen, release_key
 from service.ledger.keys import head_id
 from service.ledger.projection import (
     BUCKET_HEADER,
@@ -41,8 +41,8 @@ from service.ledger.projection import (
 )
 from service.ledger.state import PlaylistState, apply_event, check_payload_shape, current_state, track_id_volume
 from service.settings import Settings
-from service.storage.database import Database
 from service.storage.collection import DuplicateDocument
+from service.storage.database import Database
 from service.timeutil import utc_now
 from service.users.stats import count_playlist_created
 
@@ -59,7 +59,9 @@ class LedgerWriter:
         self._db = db
         self._max_tracks = settings.max_playlist_tracks
         self._policy = SnapshotPolicy(
-            settings.snapshot_every, settings.snapshot_min_event_share, settings.bucket_max_track_ids,
+            settings.snapshot_every,
+            settings.snapshot_min_event_share,
+            settings.bucket_max_track_ids,
             settings.snapshot_replay_budget,
         )
         self.caps = {"events": settings.recent_events_cap, "snapshots": settings.recent_snapshots_cap}
@@ -88,8 +90,17 @@ class LedgerWriter:
                     await self._ensure_head(existing)
                     return create_result(existing)
             fresh_claim = await claim_key(self._db, user_id, "create", idempotency_key, digest, playlist_id)
-        bucket = first_bucket(user_id, playlist_id, meta, track_ids, seed_context, created_at or utc_now(),
-                              idempotency_key, digest, lineage)
+        bucket = first_bucket(
+            user_id,
+            playlist_id,
+            meta,
+            track_ids,
+            seed_context,
+            created_at or utc_now(),
+            idempotency_key,
+            digest,
+            lineage,
+        )
         try:
             await self._db.history.insert_one(bucket)
         except DuplicateDocument:
@@ -256,7 +267,11 @@ class LedgerWriter:
         return event, new_state
 
     async def _write(
-        self, head: dict[str, Any], bucket: dict[str, Any], event: dict[str, Any], new_state: PlaylistState,
+        self,
+        head: dict[str, Any],
+        bucket: dict[str, Any],
+        event: dict[str, Any],
+        new_state: PlaylistState,
         snapshot_source: str | None = None,
     ) -> Committed:
         """Commit the event (single winner per sequence number), then advance the projection."""
@@ -291,11 +306,18 @@ class LedgerWriter:
             )
             if not matched:
                 raise SequenceConflict("another writer committed this sequence number")
-            after = {**bucket, "last_seq": seq, "end_time": moment, "track_id_volume": bucket["track_id_volume"] + volume}
+            after = {
+                **bucket,
+                "last_seq": seq,
+                "end_time": moment,
+                "track_id_volume": bucket["track_id_volume"] + volume,
+            }
         update = advance_head(event, new_state, after, opens_bucket, self.caps)
         user_id, playlist_id = head["user_id"], head["playlist_id"]
-        if not await self._project(user_id, playlist_id, self._db.playlists.update_one(
-            {"_id": head["_id"], "user_id": user_id, "seq": seq - 1}, update
-        )):
+        if not await self._project(
+            user_id,
+            playlist_id,
+            self._db.playlists.update_one({"_id": head["_id"], "user_id": user_id, "seq": seq - 1}, update),
+        ):
             await self._project(user_id, playlist_id, rebuild_head(self._db, user_id, playlist_id, self.caps))
         return mutation_result(after, event), event

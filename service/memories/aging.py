@@ -41,15 +41,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from service.users import stats as user_stats
 from service.audit.origin import CallOrigin, acting_as, new_request_id, written_by
 from service.background import in_background, repeating
 from service.errors import MemoryNotFound
 from service.memories.service import MemoryStore
 from service.memories.views import memory_view
-from service.storage.database import Database
 from service.storage.collection import DuplicateDocument
+from service.storage.database import Database
 from service.timeutil import as_utc, utc_now
+from service.users import stats as user_stats
 
 log = logging.getLogger("taste_memory")
 
@@ -92,12 +92,13 @@ _END = re.compile(r"[.!?…]+[\"'”’)\]]*(?=\s|$)")
 def first_sentence(text: str) -> str:
     text = " ".join(text.split())
     for end in _END.finditer(text):
-        word = text[:end.start()].rpartition(" ")[2]
-        following = text[end.end():].lstrip()[:1]
-        abbreviated = text[end.start()] == "." and ((len(word) == 1 and word.isalpha()) or "." in word
-                                                    or word.casefold() in ABBREVIATIONS)
+        word = text[: end.start()].rpartition(" ")[2]
+        following = text[end.end() :].lstrip()[:1]
+        abbreviated = text[end.start()] == "." and (
+            (len(word) == 1 and word.isalpha()) or "." in word or word.casefold() in ABBREVIATIONS
+        )
         if not abbreviated and not following.islower():
-            return text[:end.end()]
+            return text[: end.end()]
     return text
 
 
@@ -106,7 +107,7 @@ def gist(summary: str, limit: int = GIST_CHARS) -> str:
     text = first_sentence(summary)
     if len(text) <= limit:
         return text
-    cut = text[:limit - 1]
+    cut = text[: limit - 1]
     if not text[limit - 1].isspace() and " " in cut:  # not at a word's end: drop the cut word
         cut = cut.rpartition(" ")[0]
     return cut.rstrip(" ,;:-–—") + "…"
@@ -115,9 +116,13 @@ def gist(summary: str, limit: int = GIST_CHARS) -> str:
 def trimmed(metadata: dict[str, Any]) -> dict[str, Any]:
     """A gist keeps only scalar metadata (numbers, booleans, null, strings up to 140 characters):
     nested objects, lists and long strings are the detail that fades."""
-    return {key: value for key, value in metadata.items()
-            if value is None or isinstance(value, bool | int | float)
-            or (isinstance(value, str) and len(value) <= KEPT_STRING_CHARS)}
+    return {
+        key: value
+        for key, value in metadata.items()
+        if value is None
+        or isinstance(value, bool | int | float)
+        or (isinstance(value, str) and len(value) <= KEPT_STRING_CHARS)
+    }
 
 
 def record_id(user_id: int, memory_id: str, action: str, updated_at: datetime) -> str:
@@ -126,8 +131,14 @@ def record_id(user_id: int, memory_id: str, action: str, updated_at: datetime) -
     return f"{user_id}:{memory_id}:{action}:{ms}"
 
 
-async def age_memories(db: Database, store: MemoryStore, now: datetime, user_id: int | None = None,
-                       dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+async def age_memories(
+    db: Database,
+    store: MemoryStore,
+    now: datetime,
+    user_id: int | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Age every user's memories (or one user's) as of ``now``; the dry run decides the same and
     writes nothing. Returns the changes and the counts {examined, compressed, removed, kept}."""
     counts = {"examined": 0, "compressed": 0, "removed": 0, "kept": 0}
@@ -183,16 +194,30 @@ class _UserAging:
         return changes
 
     def _change(self, doc: dict[str, Any], found: Decision, after: dict[str, Any] | None) -> dict[str, Any]:
-        return {"user_id": self.user_id, "memory_id": doc["memory_id"], "action": found.action, "rule": found.rule,
-                "before_summary": doc["summary"], "after_summary": after["summary"] if after else None}
+        return {
+            "user_id": self.user_id,
+            "memory_id": doc["memory_id"],
+            "action": found.action,
+            "rule": found.rule,
+            "before_summary": doc["summary"],
+            "after_summary": after["summary"] if after else None,
+        }
 
     async def _apply(self, doc: dict[str, Any], found: Decision) -> dict[str, Any]:
         stamp = written_by()
         after = _compressed(doc, {"updated_at": utc_now(), "written_by": stamp}) if found is COMPRESS else None
-        record = {"_id": record_id(self.user_id, doc["memory_id"], found.action, doc["updated_at"]),
-                  "user_id": self.user_id, "memory_id": doc["memory_id"], "action": found.action,
-                  "rule": found.rule, "aged_at": self.now, "recorded_at": utc_now(), "before": memory_view(doc),
-                  "after": memory_view(after) if after else None, "written_by": stamp}
+        record = {
+            "_id": record_id(self.user_id, doc["memory_id"], found.action, doc["updated_at"]),
+            "user_id": self.user_id,
+            "memory_id": doc["memory_id"],
+            "action": found.action,
+            "rule": found.rule,
+            "aged_at": self.now,
+            "recorded_at": utc_now(),
+            "before": memory_view(doc),
+            "after": memory_view(after) if after else None,
+            "written_by": stamp,
+        }
         try:
             await self.db.memory_aging.insert_one(record)
             await user_stats.count_records_added(self.db, self.user_id, "aging_event_count", 1)
@@ -211,8 +236,13 @@ class _UserAging:
 
 
 def _compressed(doc: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
-    return {**doc, "summary": gist(doc["summary"]), "metadata": trimmed(doc.get("metadata") or {}), "fuzzy": True,
-            **changes}
+    return {
+        **doc,
+        "summary": gist(doc["summary"]),
+        "metadata": trimmed(doc.get("metadata") or {}),
+        "fuzzy": True,
+        **changes,
+    }
 
 
 class AgingService:
@@ -222,8 +252,13 @@ class AgingService:
         self._db = db
         self._store = store
 
-    async def run(self, now: datetime | None = None, user_id: int | None = None, dry_run: bool = False,
-                  progress: Progress | None = None) -> dict[str, Any]:
+    async def run(
+        self,
+        now: datetime | None = None,
+        user_id: int | None = None,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+    ) -> dict[str, Any]:
         return await age_memories(self._db, self._store, now or utc_now(), user_id, dry_run, progress)
 
 
@@ -241,9 +276,15 @@ async def aging_periodically(aging: AgingService, every: float) -> AsyncIterator
     async def age_once() -> None:
         with acting_as(CallOrigin("local", "aging", new_request_id())):
             counts = (await aging.run())["counts"]
-        log.info("memory aging: %d memories examined, %d compressed, %d removed, %d kept",
-                 counts["examined"], counts["compressed"], counts["removed"], counts["kept"])
+        log.info(
+            "memory aging: %d memories examined, %d compressed, %d removed, %d kept",
+            counts["examined"],
+            counts["compressed"],
+            counts["removed"],
+            counts["kept"],
+        )
 
-    async with in_background(repeating(age_once, every, min(every, FIRST_RUN_AFTER_S), "memory aging"),
-                             "memory-aging") as task:
+    async with in_background(
+        repeating(age_once, every, min(every, FIRST_RUN_AFTER_S), "memory aging"), "memory-aging"
+    ) as task:
         yield task

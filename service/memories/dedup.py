@@ -24,8 +24,11 @@ WINDOW = timedelta(days=30)
 def restated(candidates: list[dict[str, Any]], summary: str, timestamp: datetime) -> dict[str, Any] | None:
     """The stored memory the new statement repeats (the most recently seen of several), or None."""
     moment = as_utc(timestamp)
-    matching = [doc for doc in candidates
-                if abs(as_utc(doc["last_seen_at"]) - moment) <= WINDOW and summaries_overlap(doc["summary"], summary)]
+    matching = [
+        doc
+        for doc in candidates
+        if abs(as_utc(doc["last_seen_at"]) - moment) <= WINDOW and summaries_overlap(doc["summary"], summary)
+    ]
     return max(matching, key=lambda d: (as_utc(d["last_seen_at"]), d["memory_id"]), default=None)
 
 

@@ -29,16 +29,16 @@ from typing import Any
 
 from service.audit.origin import written_by
 from service.errors import MemoryNotFound, NotARecommendation
-from service.memories.service import MemoryStore
-from service.memories import plays
-from service.text.entities import folded_entity
-from service.memories.keys import memory_key
 from service.locks import UserLocks
+from service.memories import plays
+from service.memories.keys import memory_key
+from service.memories.service import MemoryStore
 from service.memories.views import days_between
 from service.settings import Settings
 from service.storage.database import Database
-from service.timeutil import as_utc, utc_now
 from service.storage.units import unit_of_work
+from service.text.entities import folded_entity
+from service.timeutil import as_utc, utc_now
 
 DEFAULT_CHECK_AFTER_DAYS = 7
 
@@ -74,8 +74,10 @@ class FollowUpService:
     async def validate_recommendation(self, user_id: int, memory_id: str) -> dict[str, Any]:
         doc = await self._store.get(user_id, memory_id)
         if doc["type"] != "recommendation":
-            raise NotARecommendation(f"memory {memory_id} is a {doc['type']}, not a recommendation",
-                                     {"field": "memory_id", "reason": "not_a_recommendation"})
+            raise NotARecommendation(
+                f"memory {memory_id} is a {doc['type']}, not a recommendation",
+                {"field": "memory_id", "reason": "not_a_recommendation"},
+            )
         now = utc_now()
         recommended_at = as_utc(doc["timestamp"])
         counted = await count_plays(self._db, user_id, doc["entities"], recommended_at)
@@ -84,12 +86,23 @@ class FollowUpService:
             await self._mark_validated(user_id, memory_id, now)
         days, wait = days_between(recommended_at, now), check_after_days(doc)
         return {
-            "user_id": user_id, "memory_id": memory_id,
-            "recommendation": {"entities": list(doc["entities"]), "summary": doc["summary"],
-                               "recommended_at": recommended_at, "days_since": days, "check_after_days": wait},
-            "validation": {"plays_since_rec": counted.since, "plays_before_rec": counted.before,
-                           "user_heard_before": counted.before > 0, "first_play_after": counted.first_after,
-                           "matched_on": counted.matched_on, "plays_logged": logged},
+            "user_id": user_id,
+            "memory_id": memory_id,
+            "recommendation": {
+                "entities": list(doc["entities"]),
+                "summary": doc["summary"],
+                "recommended_at": recommended_at,
+                "days_since": days,
+                "check_after_days": wait,
+            },
+            "validation": {
+                "plays_since_rec": counted.since,
+                "plays_before_rec": counted.before,
+                "user_heard_before": counted.before > 0,
+                "first_play_after": counted.first_after,
+                "matched_on": counted.matched_on,
+                "plays_logged": logged,
+            },
             "follow_up_suggestion": suggestion(doc["entities"], counted, logged, days, wait),
         }
 
@@ -107,8 +120,8 @@ class FollowUpService:
             try:
                 # Only if still not validated: another process's first validation wins.
                 applied = await self._db.memories.update_one(
-                    {"_id": memory_key(user_id, memory_id), "user_id": user_id, "validated_at": None},
-                    {"$set": changes})
+                    {"_id": memory_key(user_id, memory_id), "user_id": user_id, "validated_at": None}, {"$set": changes}
+                )
             except BaseException:
                 self._store.forget_user(user_id)  # whatever reached the store, the next read sees it
                 raise
@@ -132,10 +145,17 @@ class FollowUpService:
             except OverflowError:  # due after the year 9999: not now
                 continue
             if due_at <= now:
-                due.append({"memory_id": doc["memory_id"], "entities": list(doc["entities"]),
-                            "summary": doc["summary"], "recommended_at": recommended_at,
-                            "days_since": days_between(recommended_at, now), "check_after_days": wait,
-                            "due_at": due_at})
+                due.append(
+                    {
+                        "memory_id": doc["memory_id"],
+                        "entities": list(doc["entities"]),
+                        "summary": doc["summary"],
+                        "recommended_at": recommended_at,
+                        "days_since": days_between(recommended_at, now),
+                        "check_after_days": wait,
+                        "due_at": due_at,
+                    }
+                )
         due.sort(key=lambda row: (row["recommended_at"], row["memory_id"]))
         return {"user_id": user_id, "followups": due[:limit], "total": len(due)}
 
@@ -170,8 +190,11 @@ async def count_plays(db: Database, user_id: int, entities: list[str], since: da
         return (track in works or album in works) and (not artists or artist in artists)
 
     matched_on = "work" if any(of_work(a, t, al) for a, t, al, _ in candidates) else "artist"
-    counted = Counted(matched_on, artist_names=tuple(names[a] for a in names if a in artists),
-                      work_names=tuple(names[w] for w in names if w in works))
+    counted = Counted(
+        matched_on,
+        artist_names=tuple(names[a] for a in names if a in artists),
+        work_names=tuple(names[w] for w in names if w in works),
+    )
     for artist, track, album, played_at in candidates:
         if of_work(artist, track, album) if matched_on == "work" else artist in artists:
             moment = as_utc(played_at)
@@ -204,37 +227,62 @@ def suggestion(entities: Sequence[str], c: Counted, logged: bool, days: int, wai
     """One or two sentences for the agent to say or act on, from the numbers alone: honest
     when there is nothing to check against, when it is too early, and when it was no discovery."""
     if not logged:
-        return (f"No play history is logged for this user, so there is nothing to check {_listed(entities)} "
-                "against; log their recent plays with memory_log_plays (scrobbles, recently played), then "
-                "validate again.")
+        return (
+            f"No play history is logged for this user, so there is nothing to check {_listed(entities)} "
+            "against; log their recent plays with memory_log_plays (scrobbles, recently played), then "
+            "validate again."
+        )
     ago, works, artists = _ago(days), _listed(c.work_names), _listed(c.artist_names)
     if c.matched_on == "artist" and works:
         if c.since:
             before = f" ({_plays(c.before)} before)" if c.before else ""
-            return (f"No play of {works} itself is logged, but {artists} got {_plays(c.since)} since you "
-                    f"recommended it {ago}{before}. They are listening to the artist; ask whether they got to {works}.")
-        return (f"No play of {works} itself is logged, and {artists} got {_plays(c.before)} before you recommended "
-                f"it {ago} but none since. They knew the artist already; ask whether {works} reached them.")
-    subject = (f"{works} by {artists}" if works and artists else works) if c.matched_on == "work" \
-        else artists if c.matched_on == "artist" else _listed(entities)
+            return (
+                f"No play of {works} itself is logged, but {artists} got {_plays(c.since)} since you "
+                f"recommended it {ago}{before}. They are listening to the artist; ask whether they got to {works}."
+            )
+        return (
+            f"No play of {works} itself is logged, and {artists} got {_plays(c.before)} before you recommended "
+            f"it {ago} but none since. They knew the artist already; ask whether {works} reached them."
+        )
+    subject = (
+        (f"{works} by {artists}" if works and artists else works)
+        if c.matched_on == "work"
+        else artists
+        if c.matched_on == "artist"
+        else _listed(entities)
+    )
     if c.before:
         if not c.since:
-            return (f"They already knew {subject}: {_plays(c.before)} logged before you recommended it {ago}, none "
-                    "since. It was no discovery; ask how they feel about it now rather than whether it landed.")
-        return (f"They already knew {subject} ({_plays(c.before)} before the recommendation) and it got "
-                f"{_plays(c.since)} since you recommended it {ago}. A welcome reminder more than a discovery.")
+            return (
+                f"They already knew {subject}: {_plays(c.before)} logged before you recommended it {ago}, none "
+                "since. It was no discovery; ask how they feel about it now rather than whether it landed."
+            )
+        return (
+            f"They already knew {subject} ({_plays(c.before)} before the recommendation) and it got "
+            f"{_plays(c.since)} since you recommended it {ago}. A welcome reminder more than a discovery."
+        )
     if not c.since:
         if days < wait:
-            return (f"Too early to tell: you recommended {subject} {ago} and no play of it is logged yet; check "
-                    f"again once {wait} days have passed.")
-        return (f"No play of {subject} is logged since you recommended it {ago}. They haven't touched it yet; "
-                "did it not land?")
+            return (
+                f"Too early to tell: you recommended {subject} {ago} and no play of it is logged yet; check "
+                f"again once {wait} days have passed."
+            )
+        return (
+            f"No play of {subject} is logged since you recommended it {ago}. They haven't touched it yet; "
+            "did it not land?"
+        )
     first = c.first_after.date().isoformat() if c.first_after else ""
     if c.since == 1:
-        return (f"{subject} was played once since you recommended it {ago} (on {first}). They gave it a try; "
-                "ask what they thought.")
+        return (
+            f"{subject} was played once since you recommended it {ago} (on {first}). They gave it a try; "
+            "ask what they thought."
+        )
     if c.since < REPEAT_PLAYS:
-        return (f"{subject} got {c.since} plays since you recommended it {ago}, the first on {first}. It is "
-                "catching on; a good moment to suggest something in the same vein.")
-    return (f"On repeat: {subject} got {c.since} plays since you recommended it {ago} ({REPEAT_PLAYS} or more). "
-            "Great call; build on it.")
+        return (
+            f"{subject} got {c.since} plays since you recommended it {ago}, the first on {first}. It is "
+            "catching on; a good moment to suggest something in the same vein."
+        )
+    return (
+        f"On repeat: {subject} got {c.since} plays since you recommended it {ago} ({REPEAT_PLAYS} or more). "
+        "Great call; build on it."
+    )

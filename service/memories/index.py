@@ -15,8 +15,8 @@ from typing import Any
 
 from service.memories.keys import summary_terms
 from service.text.analysis import stem
-from service.timeutil import as_utc
 from service.text.words import words
+from service.timeutil import as_utc
 
 CACHED_USERS = 128
 
@@ -32,8 +32,9 @@ class Analysed:
 def analyse(doc: dict[str, Any]) -> Analysed:
     entity_words = [words(e) or [w for w in e.casefold().split() if w] for e in doc["entities"]]
     entity_terms = {stem(w) for ws in entity_words for w in ws}
-    return Analysed(doc, entity_words, summary_terms(doc["summary"]) | entity_terms,
-                    as_utc(doc["timestamp"]).timestamp())
+    return Analysed(
+        doc, entity_words, summary_terms(doc["summary"]) | entity_terms, as_utc(doc["timestamp"]).timestamp()
+    )
 
 
 @dataclass

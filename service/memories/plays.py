@@ -25,12 +25,12 @@ from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Any
 
-from service.users import stats as user_stats
 from service.audit.origin import written_by
 from service.errors import Conflict, InvalidArgument
-from service.text.entities import folded_entity
 from service.storage.database import Database
+from service.text.entities import folded_entity
 from service.timeutil import as_utc, parse_iso, utc_now
+from service.users import stats as user_stats
 
 PLAYS_PER_BUCKET = 5000
 WRITE_ATTEMPTS = 5  # re-reads of a month whose parts another writer changed meanwhile
@@ -72,8 +72,15 @@ def checked_plays(plays: list[dict[str, Any]]) -> list[dict[str, Any]]:
             played_at = parse_iso(play["played_at"])
         except ValueError as exc:
             raise InvalidArgument(str(exc), {"field": f"plays[{i}].played_at"}) from None
-        out.append({"artist": artist, "track": _text(play.get("track")), "album": _text(play.get("album")),
-                    "track_id": play.get("track_id"), "played_at": played_at})
+        out.append(
+            {
+                "artist": artist,
+                "track": _text(play.get("track")),
+                "album": _text(play.get("album")),
+                "track_id": play.get("track_id"),
+                "played_at": played_at,
+            }
+        )
     return out
 
 
@@ -96,12 +103,16 @@ async def _store_month(db: Database, user_id: int, month: str, new: dict[PlayKey
     for _ in range(WRITE_ATTEMPTS):
         parts = await db.plays.find({"user_id": user_id, "month": month}, sort=[("part", 1)])
         stored = _stored_keys(parts, {key[2] for key in new})
-        pending = sorted(((k, p) for k, p in new.items() if k not in stored and k not in written),
-                         key=lambda item: item[1]["played_at"])
+        pending = sorted(
+            ((k, p) for k, p in new.items() if k not in stored and k not in written),
+            key=lambda item: item[1]["played_at"],
+        )
         if await _append(db, user_id, month, parts, pending, written):
             return len(written)
-    raise Conflict("plays of this month were being logged concurrently; retry the call",
-                   {"field": "plays", "reason": "concurrent_write"})
+    raise Conflict(
+        "plays of this month were being logged concurrently; retry the call",
+        {"field": "plays", "reason": "concurrent_write"},
+    )
 
 
 def _stored_keys(parts: list[dict[str, Any]], instants: set[datetime]) -> set[PlayKey]:
@@ -116,8 +127,14 @@ def _stored_keys(parts: list[dict[str, Any]], instants: set[datetime]) -> set[Pl
     return {play_key(p, fold) for part in parts for p in part["plays"] if as_utc(p["played_at"]) in instants}
 
 
-async def _append(db: Database, user_id: int, month: str, parts: list[dict[str, Any]],
-                  pending: list[tuple[PlayKey, dict[str, Any]]], written: set[PlayKey]) -> bool:
+async def _append(
+    db: Database,
+    user_id: int,
+    month: str,
+    parts: list[dict[str, Any]],
+    pending: list[tuple[PlayKey, dict[str, Any]]],
+    written: set[PlayKey],
+) -> bool:
     """Fill the month's last part up to the limit, then new parts, adding what each write stored
     to ``written``; False if another writer got there first (the caller reads the month again)."""
     now, stamp = utc_now(), written_by()
@@ -132,9 +149,16 @@ async def _append(db: Database, user_id: int, month: str, parts: list[dict[str, 
         written.update(k for k, _ in taken)
     part = max((p["part"] for p in parts), default=-1) + 1
     for start in range(0, len(pending), PLAYS_PER_BUCKET):
-        chunk = pending[start:start + PLAYS_PER_BUCKET]
-        document = {"_id": bucket_id(user_id, month, part), "user_id": user_id, "month": month, "part": part,
-                    "plays": [p for _, p in chunk], "updated_at": now, "written_by": stamp}
+        chunk = pending[start : start + PLAYS_PER_BUCKET]
+        document = {
+            "_id": bucket_id(user_id, month, part),
+            "user_id": user_id,
+            "month": month,
+            "part": part,
+            "plays": [p for _, p in chunk],
+            "updated_at": now,
+            "written_by": stamp,
+        }
         # Never matches a stored part: if this one exists already, the write is refused.
         if not await db.plays.replace_one(document, condition={"part": {"$lt": 0}}):
             return False

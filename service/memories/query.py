@@ -23,9 +23,9 @@ from datetime import datetime
 from typing import Any
 
 from service.memories.index import Analysed, MemoryIndex
-from service.text.analysis import stem, terms
 from service.search.hybrid import MEANING_FLOOR
 from service.search.semantic.query import Meaning
+from service.text.analysis import stem, terms
 from service.text.words import similarity, weight, words
 
 ENTITY_COVERAGE_MIN = 0.6  # share of the asked entity's words one memory entity must hold
@@ -50,9 +50,11 @@ class Filters:
 
     def admit(self, memory: Analysed) -> bool:
         doc = memory.doc
-        return ((self.memory_type is None or doc["type"] == self.memory_type)
-                and (self.importance_min is None or doc["importance"] >= self.importance_min)
-                and (self.since is None or memory.moment >= self.since.timestamp()))
+        return (
+            (self.memory_type is None or doc["type"] == self.memory_type)
+            and (self.importance_min is None or doc["importance"] >= self.importance_min)
+            and (self.since is None or memory.moment >= self.since.timestamp())
+        )
 
 
 def _word_similarity(asked: str, word: str) -> float:
@@ -82,8 +84,9 @@ def entity_score(asked: list[str], memory: Analysed, matches: dict[str, dict[str
     return best
 
 
-def text_score(asked_terms: list[str], memory: Analysed,
-               near: dict[str, list[tuple[str, float]]] | None = None) -> float:
+def text_score(
+    asked_terms: list[str], memory: Analysed, near: dict[str, list[tuple[str, float]]] | None = None
+) -> float:
     """The share of the asked terms the memory holds; a missing one counts by its nearest word in
     meaning the memory holds, when ``near`` gives them."""
     found = 0.0
@@ -99,8 +102,9 @@ def _near(meaning: Meaning | None) -> dict[str, list[tuple[str, float]]]:
     return dict(zip(meaning.terms, meaning.neighbours, strict=True)) if meaning else {}
 
 
-def _candidates(index: MemoryIndex, matches: dict[str, dict[str, float]] | None,
-                asked_terms: list[str], meaning: Meaning | None) -> Iterable[Analysed]:
+def _candidates(
+    index: MemoryIndex, matches: dict[str, dict[str, float]] | None, asked_terms: list[str], meaning: Meaning | None
+) -> Iterable[Analysed]:
     """Memories that can score: holding a matched entity word (entity asked), else one of the
     asked terms or their neighbours in meaning, or near the text in meaning (text asked), else all."""
     ids: set[str] = set()
@@ -121,8 +125,14 @@ def _candidates(index: MemoryIndex, matches: dict[str, dict[str, float]] | None,
     return (index.by_id[m] for m in ids if m in index.by_id)
 
 
-def ranked(index: MemoryIndex, entity: str | None, text: str | None, filters: Filters,
-           limit: int, meaning: Meaning | None = None) -> list[tuple[float, dict[str, Any], bool]]:
+def ranked(
+    index: MemoryIndex,
+    entity: str | None,
+    text: str | None,
+    filters: Filters,
+    limit: int,
+    meaning: Meaning | None = None,
+) -> list[tuple[float, dict[str, Any], bool]]:
     """(score, stored memory, found by meaning alone) best first; score 1.0 when nothing but
     filters was asked. ``meaning``: what ``text`` means among the user's memories, if on."""
     asked = words(entity) if entity else []
@@ -154,6 +164,7 @@ def ranked(index: MemoryIndex, entity: str | None, text: str | None, filters: Fi
         if any(p <= 0 for p in parts):
             continue
         scored.append((sum(parts) / len(parts) if parts else 1.0, memory, alone))
-    best = heapq.nsmallest(limit, scored, key=lambda s: (-round(s[0], 2), -s[1].doc["importance"], -s[1].moment,
-                                                          s[1].doc["memory_id"]))
+    best = heapq.nsmallest(
+        limit, scored, key=lambda s: (-round(s[0], 2), -s[1].doc["importance"], -s[1].moment, s[1].doc["memory_id"])
+    )
     return [(score, memory.doc, alone) for score, memory, alone in best]

@@ -14,22 +14,22 @@ from contextlib import AbstractAsyncContextManager
 from datetime import datetime, timedelta
 from typing import Any
 
-from service.users import stats as user_stats
 from service.audit.origin import written_by
 from service.errors import InvalidArgument, MemoryNotFound
 from service.limits import require_at_most
+from service.locks import UserLocks
 from service.memories import dedup
 from service.memories.index import IndexCache, MemoryIndex
 from service.memories.keys import entity_key, is_memory_id, memory_key, new_memory_id
-from service.text.entities import folded_entity
-from service.locks import UserLocks
 from service.memories.query import Filters, ranked
 from service.memories.views import memory_view, query_row
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
-from service.timeutil import as_utc, utc_now
 from service.storage.units import unit_of_work
+from service.text.entities import folded_entity
+from service.timeutil import as_utc, utc_now
+from service.users import stats as user_stats
 
 LOAD_SLICE = 200  # memories analysed between two turns of the event loop (~6 ms)
 SUMMARY_MAX = 2000
@@ -70,7 +70,7 @@ class MemoryStore:
         docs = await self._db.memories.find(query, STORED_ONLY)
         index = MemoryIndex()
         for start in range(0, len(docs), LOAD_SLICE):
-            for doc in docs[start:start + LOAD_SLICE]:
+            for doc in docs[start : start + LOAD_SLICE]:
                 index.put(doc)
             await asyncio.sleep(0)
         if self._cache is not None:
@@ -106,16 +106,26 @@ class MemoryStore:
         """The stored memory, or MemoryNotFound (another user's id is not found either)."""
         doc = None
         if is_memory_id(memory_id):
-            doc = await self._db.memories.find_one({"_id": memory_key(user_id, memory_id), "user_id": user_id},
-                                                  STORED_ONLY)
+            doc = await self._db.memories.find_one(
+                {"_id": memory_key(user_id, memory_id), "user_id": user_id}, STORED_ONLY
+            )
         if doc is None:
             raise MemoryNotFound("no memory with this id for this user", {"field": "memory_id"})
         return doc
 
     # -- memory_add --------------------------------------------------------------------------------
     @unit_of_work
-    async def add(self, user_id: int, memory_type: str, entities: list[str], summary: str, importance: int,
-                  metadata: dict[str, Any] | None, timestamp: datetime | None, skip_dedup: bool) -> dict[str, Any]:
+    async def add(
+        self,
+        user_id: int,
+        memory_type: str,
+        entities: list[str],
+        summary: str,
+        importance: int,
+        metadata: dict[str, Any] | None,
+        timestamp: datetime | None,
+        skip_dedup: bool,
+    ) -> dict[str, Any]:
         entities, summary, metadata = _checked(entities, summary, metadata or {}, self.settings)
         now = utc_now()
         moment = timestamp or now
@@ -130,33 +140,73 @@ class MemoryStore:
                 if previous is not None:
                     doc = await self._restate(user_id, previous, summary, importance, metadata, moment, now)
                 else:
-                    doc = await self._insert(user_id, memory_type, entities, key, summary, importance, metadata,
-                                             moment, now)
+                    doc = await self._insert(
+                        user_id, memory_type, entities, key, summary, importance, metadata, moment, now
+                    )
         except BaseException:
             self.forget_user(user_id)  # whatever reached the store, the next read sees it
             raise
         self.stored(user_id, doc)
-        return {"user_id": user_id, "memory_id": doc["memory_id"], "deduplicated": previous is not None,
-                "memory": memory_view(doc)}
+        return {
+            "user_id": user_id,
+            "memory_id": doc["memory_id"],
+            "deduplicated": previous is not None,
+            "memory": memory_view(doc),
+        }
 
-    async def _insert(self, user_id: int, memory_type: str, entities: list[str], key: str, summary: str,
-                      importance: int, metadata: dict[str, Any], moment: datetime, now: datetime) -> dict[str, Any]:
+    async def _insert(
+        self,
+        user_id: int,
+        memory_type: str,
+        entities: list[str],
+        key: str,
+        summary: str,
+        importance: int,
+        metadata: dict[str, Any],
+        moment: datetime,
+        now: datetime,
+    ) -> dict[str, Any]:
         memory_id = new_memory_id()
         doc = {
-            "_id": memory_key(user_id, memory_id), "user_id": user_id, "memory_id": memory_id, "type": memory_type,
-            "entities": entities, "entity_key": key, "summary": summary, "importance": importance,
-            "metadata": metadata, "timestamp": moment, "last_seen_at": moment, "seen_count": 1, "fuzzy": False,
-            "validated_at": None, "created_at": now, "updated_at": now, "written_by": written_by(),
+            "_id": memory_key(user_id, memory_id),
+            "user_id": user_id,
+            "memory_id": memory_id,
+            "type": memory_type,
+            "entities": entities,
+            "entity_key": key,
+            "summary": summary,
+            "importance": importance,
+            "metadata": metadata,
+            "timestamp": moment,
+            "last_seen_at": moment,
+            "seen_count": 1,
+            "fuzzy": False,
+            "validated_at": None,
+            "created_at": now,
+            "updated_at": now,
+            "written_by": written_by(),
         }
         await self._db.memories.insert_one(doc)
         await user_stats.count_records_added(self._db, user_id, "memory_count", 1)
         return doc
 
-    async def _restate(self, user_id: int, previous: dict[str, Any], summary: str, importance: int,
-                       metadata: dict[str, Any], moment: datetime, now: datetime) -> dict[str, Any]:
+    async def _restate(
+        self,
+        user_id: int,
+        previous: dict[str, Any],
+        summary: str,
+        importance: int,
+        metadata: dict[str, Any],
+        moment: datetime,
+        now: datetime,
+    ) -> dict[str, Any]:
         merged = dedup.merged_metadata(previous.get("metadata") or {}, metadata)
-        require_at_most(merged, self.settings.max_memory_metadata_bytes, "metadata",
-                        "the memory's metadata merged with the stored one's (store it with skip_dedup instead)")
+        require_at_most(
+            merged,
+            self.settings.max_memory_metadata_bytes,
+            "metadata",
+            "the memory's metadata merged with the stored one's (store it with skip_dedup instead)",
+        )
         changes = {
             "summary": dedup.merged_summary(previous["summary"], summary, SUMMARY_MAX),
             "metadata": merged,
@@ -165,21 +215,33 @@ class MemoryStore:
             "last_seen_at": max(previous["last_seen_at"], moment, key=_utc_key),
             "seen_count": previous["seen_count"] + 1,
             "fuzzy": False,  # restated: clear again until it ages again
-            "updated_at": now, "written_by": written_by(),
+            "updated_at": now,
+            "written_by": written_by(),
         }
         await self._db.memories.update_one({"_id": previous["_id"], "user_id": user_id}, {"$set": changes})
         return {**previous, **changes}
 
     # -- memory_query ------------------------------------------------------------------------------
-    async def query(self, user_id: int, entity: str | None, text: str | None, memory_type: str | None,
-                    since_days: int | None, importance_min: int | None, limit: int) -> dict[str, Any]:
+    async def query(
+        self,
+        user_id: int,
+        entity: str | None,
+        text: str | None,
+        memory_type: str | None,
+        since_days: int | None,
+        importance_min: int | None,
+        limit: int,
+    ) -> dict[str, Any]:
         now = utc_now()
-        filters = Filters(memory_type, now - timedelta(days=since_days) if since_days is not None else None,
-                          importance_min)
+        filters = Filters(
+            memory_type, now - timedelta(days=since_days) if since_days is not None else None, importance_min
+        )
         index = await self.index_of(user_id, filters.narrowed())
         meaning = await self._search.meaning(user_id, text, "memory") if text else None
-        rows = [query_row(doc, now, score, alone)
-                for score, doc, alone in ranked(index, entity, text, filters, limit, meaning)]
+        rows = [
+            query_row(doc, now, score, alone)
+            for score, doc, alone in ranked(index, entity, text, filters, limit, meaning)
+        ]
         return {"user_id": user_id, "memories": rows}
 
 
@@ -187,8 +249,9 @@ def _utc_key(moment: datetime) -> float:
     return as_utc(moment).timestamp()
 
 
-def _checked(entities: list[str], summary: str, metadata: dict[str, Any],
-             settings: Settings) -> tuple[list[str], str, dict[str, Any]]:
+def _checked(
+    entities: list[str], summary: str, metadata: dict[str, Any], settings: Settings
+) -> tuple[list[str], str, dict[str, Any]]:
     """What the schema cannot say: every entity and the summary carry words, the metadata fits,
     and a follow-up delay, when given, is a whole number of days."""
     cleaned = [" ".join(e.split()) for e in entities]
@@ -201,6 +264,8 @@ def _checked(entities: list[str], summary: str, metadata: dict[str, Any],
     require_at_most(metadata, settings.max_memory_metadata_bytes, "metadata", "metadata")
     delay = metadata.get("check_after_days")
     if "check_after_days" in metadata and not (type(delay) is int and 0 <= delay <= 3650):
-        raise InvalidArgument("metadata.check_after_days must be a whole number of days, 0 to 3650",
-                              {"field": "metadata.check_after_days"})
+        raise InvalidArgument(
+            "metadata.check_after_days must be a whole number of days, 0 to 3650",
+            {"field": "metadata.check_after_days"},
+        )
     return cleaned, summary, metadata

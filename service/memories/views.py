@@ -18,20 +18,33 @@ def days_between(earlier: datetime, later: datetime) -> int:
 
 def memory_view(doc: dict[str, Any]) -> dict[str, Any]:
     return {
-        "memory_id": doc["memory_id"], "type": doc["type"], "entities": list(doc["entities"]),
-        "summary": doc["summary"], "importance": doc["importance"], "metadata": doc.get("metadata") or {},
-        "timestamp": as_utc(doc["timestamp"]), "last_seen_at": as_utc(doc["last_seen_at"]),
-        "seen_count": doc["seen_count"], "fuzzy": bool(doc.get("fuzzy")),
+        "memory_id": doc["memory_id"],
+        "type": doc["type"],
+        "entities": list(doc["entities"]),
+        "summary": doc["summary"],
+        "importance": doc["importance"],
+        "metadata": doc.get("metadata") or {},
+        "timestamp": as_utc(doc["timestamp"]),
+        "last_seen_at": as_utc(doc["last_seen_at"]),
+        "seen_count": doc["seen_count"],
+        "fuzzy": bool(doc.get("fuzzy")),
         "validated_at": as_utc(doc["validated_at"]) if doc.get("validated_at") else None,
     }
 
 
 def query_row(doc: dict[str, Any], now: datetime, score: float, by_meaning: bool = False) -> dict[str, Any]:
     row = {
-        "memory_id": doc["memory_id"], "timestamp": as_utc(doc["timestamp"]), "type": doc["type"],
-        "entities": list(doc["entities"]), "summary": doc["summary"], "importance": doc["importance"],
-        "days_ago": days_between(doc["timestamp"], now), "fuzzy": bool(doc.get("fuzzy")),
-        "seen_count": doc["seen_count"], "metadata": doc.get("metadata") or {}, "score": round(score, 3),
+        "memory_id": doc["memory_id"],
+        "timestamp": as_utc(doc["timestamp"]),
+        "type": doc["type"],
+        "entities": list(doc["entities"]),
+        "summary": doc["summary"],
+        "importance": doc["importance"],
+        "days_ago": days_between(doc["timestamp"], now),
+        "fuzzy": bool(doc.get("fuzzy")),
+        "seen_count": doc["seen_count"],
+        "metadata": doc.get("metadata") or {},
+        "score": round(score, 3),
     }
     if by_meaning:  # none of the asked words is in it: found by what the text means
         row["matched_by"] = "meaning"

@@ -10,10 +10,10 @@ from datetime import datetime
 from typing import Any
 
 from service.errors import InvalidArgument, PlaylistNotYetCreated, PlaylistTooLong
-from service.ledger.idempotency import request_hash
 from service.ledger.diffing import diff_answer
 from service.ledger.edits import edit_script
 from service.ledger.history import buckets_of, events_of, state_after_seq
+from service.ledger.idempotency import request_hash
 from service.ledger.reader import LedgerReader
 from service.ledger.state import PlaylistState, meta_patch
 from service.ledger.timeline import playlist_timeline
@@ -22,15 +22,19 @@ from service.ledger.writer import LedgerWriter
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
-from service.timeutil import utc_now
 from service.storage.units import unit_of_work
+from service.timeutil import utc_now
 
 
 def scripted_result(result: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
     """A RESYNC's or UNDO's answer, from the event as stored (a retry answers the same)."""
     payload = event["payload"]
-    answer = {**result, "added_count": len(payload["added"]), "removed_count": len(payload["removed"]),
-              "meta_fields": sorted(payload.get("meta", {}))}
+    answer = {
+        **result,
+        "added_count": len(payload["added"]),
+        "removed_count": len(payload["removed"]),
+        "meta_fields": sorted(payload.get("meta", {})),
+    }
     if event["type"] == "UNDO":
         answer["undid"] = {"event_id": payload["undoes"], "type": payload["undoes_type"], "redo": payload["redo"]}
     return answer
@@ -45,8 +49,9 @@ def _scripted(current: PlaylistState, target: PlaylistState) -> dict[str, Any]:
 
 
 class LedgerMoves:
-    def __init__(self, db: Database, settings: Settings, writer: LedgerWriter, reader: LedgerReader,
-                 search: SearchEngine) -> None:
+    def __init__(
+        self, db: Database, settings: Settings, writer: LedgerWriter, reader: LedgerReader, search: SearchEngine
+    ) -> None:
         self._db = db
         self._settings = settings
         self._writer = writer
@@ -63,11 +68,16 @@ class LedgerMoves:
             buckets = await buckets_of(self._db, head)
             target = choose_target(events_of(buckets), arguments.get("event_id"))
             restored = state_after_seq(buckets, target.restore_seq)
-            return "UNDO", {"undoes": target.undoes["event_id"], "undoes_type": target.undoes["type"],
-                            "redo": target.redo, **_scripted(state, restored)}
+            return "UNDO", {
+                "undoes": target.undoes["event_id"],
+                "undoes_type": target.undoes["type"],
+                "redo": target.redo,
+                **_scripted(state, restored),
+            }
 
-        result, event = await self._writer.append(user_id, playlist_id, plan, timestamp,
-                                                  arguments.get("client_event_id"), request_hash(arguments))
+        result, event = await self._writer.append(
+            user_id, playlist_id, plan, timestamp, arguments.get("client_event_id"), request_hash(arguments)
+        )
         await self._search_after(user_id, playlist_id, result, event)
         return scripted_result(result, event)
 
@@ -77,8 +87,10 @@ class LedgerMoves:
         RESYNC event with the exact edit script, opening a new snapshot."""
         user_id, playlist_id, wanted = arguments["user_id"], arguments["playlist_id"], arguments["track_ids"]
         if len(wanted) > self._settings.max_playlist_tracks:
-            raise PlaylistTooLong(f"the playlist would hold {len(wanted)} tracks; the limit is "
-                                  f"{self._settings.max_playlist_tracks}", {"field": "track_ids"})
+            raise PlaylistTooLong(
+                f"the playlist would hold {len(wanted)} tracks; the limit is {self._settings.max_playlist_tracks}",
+                {"field": "track_ids"},
+            )
 
         async def plan(head: dict[str, Any], state: PlaylistState) -> tuple[str, dict[str, Any]]:
             payload: dict[str, Any] = edit_script(state.track_ids, wanted)
@@ -86,9 +98,15 @@ class LedgerMoves:
                 payload["reason"] = arguments["reason"]
             return "RESYNC", payload
 
-        result, event = await self._writer.append(user_id, playlist_id, plan, timestamp,
-                                                  arguments.get("client_event_id"), request_hash(arguments),
-                                                  snapshot_source="resync")
+        result, event = await self._writer.append(
+            user_id,
+            playlist_id,
+            plan,
+            timestamp,
+            arguments.get("client_event_id"),
+            request_hash(arguments),
+            snapshot_source="resync",
+        )
         await self._search_after(user_id, playlist_id, result, event)
         return scripted_result(result, event)
 
@@ -105,16 +123,27 @@ class LedgerMoves:
             meta["name"] = arguments["name"]
         lineage = {"playlist_id": source_id, "at": at, "seq": bucket["base_seq"] + applied}
         created = await self._writer.create(
-            user_id, arguments["new_playlist_id"], meta, list(state.track_ids), source.get("seed_context") or {},
-            None, None, request_hash(arguments), lineage,
+            user_id,
+            arguments["new_playlist_id"],
+            meta,
+            list(state.track_ids),
+            source.get("seed_context") or {},
+            None,
+            None,
+            request_hash(arguments),
+            lineage,
         )
-        self._search.playlist_created(user_id, {"playlist_id": arguments["new_playlist_id"], **meta,
-                                                "seed_context": source.get("seed_context") or {}},
-                                      created["created_at"])
+        self._search.playlist_created(
+            user_id,
+            {"playlist_id": arguments["new_playlist_id"], **meta, "seed_context": source.get("seed_context") or {}},
+            created["created_at"],
+        )
         stored = await self._reader.head(user_id, arguments["new_playlist_id"], {"forked_from": 1})
         return {**created, "forked_from": stored.get("forked_from") or lineage}
 
-    async def diff(self, user_id: int, playlist_id: str, from_time: datetime, to_time: datetime | None) -> dict[str, Any]:
+    async def diff(
+        self, user_id: int, playlist_id: str, from_time: datetime, to_time: datetime | None
+    ) -> dict[str, Any]:
         """What changed between two moments: tracks added, removed and moved, metadata, events."""
         until = to_time if to_time is not None else utc_now()
         if until < from_time:
@@ -127,18 +156,21 @@ class LedgerMoves:
             before, existed = PlaylistState([], {}), False
         head = await self._reader.head(user_id, playlist_id, {"bucket_index": 1})
         # Only the buckets that can hold events of the window: a diff costs what it covers.
-        buckets = await buckets_of(self._db, {**head, "user_id": user_id, "playlist_id": playlist_id},
-                                   from_time if existed else None, until)
-        return diff_answer(playlist_id, from_time, until, before, after, existed, buckets,
-                           self._settings.result_budget_bytes)
+        buckets = await buckets_of(
+            self._db, {**head, "user_id": user_id, "playlist_id": playlist_id}, from_time if existed else None, until
+        )
+        return diff_answer(
+            playlist_id, from_time, until, before, after, existed, buckets, self._settings.result_budget_bytes
+        )
 
     async def timeline(self, user_id: int, playlist_id: str, max_points: int) -> dict[str, Any]:
         """Track count over the playlist's whole history, in at most ``max_points`` time bins."""
         head = await self._reader.head(user_id, playlist_id, {"bucket_index": 1})
         return await playlist_timeline(self._db, {**head, "user_id": user_id, "playlist_id": playlist_id}, max_points)
 
-    async def _search_after(self, user_id: int, playlist_id: str, result: dict[str, Any],
-                            event: dict[str, Any]) -> None:
+    async def _search_after(
+        self, user_id: int, playlist_id: str, result: dict[str, Any], event: dict[str, Any]
+    ) -> None:
         # An undo that restores a name or tags is re-read by search as an UPDATE_META would be.
         kind = "UPDATE_META" if event["payload"].get("meta") else event["type"]
         await self._search.playlist_changed(user_id, playlist_id, kind, result["timestamp"])

@@ -19,8 +19,9 @@ from service.tracks.naming import name_tracks
 
 
 class PlaylistService:
-    def __init__(self, db: Database, settings: Settings, writer: LedgerWriter, reader: LedgerReader,
-                 search: SearchEngine) -> None:
+    def __init__(
+        self, db: Database, settings: Settings, writer: LedgerWriter, reader: LedgerReader, search: SearchEngine
+    ) -> None:
         self._db = db
         self.settings = settings
         self._writer = writer
@@ -29,10 +30,12 @@ class PlaylistService:
 
     @unit_of_work
     async def create(self, arguments: dict[str, Any], created_at: datetime | None) -> dict[str, Any]:
-        require_at_most(arguments.get("intent_tags", []), self.settings.max_intent_tags_bytes, "intent_tags",
-                        "intent_tags")
-        require_at_most(arguments.get("seed_context", {}), self.settings.max_payload_bytes, "seed_context",
-                        "seed_context")
+        require_at_most(
+            arguments.get("intent_tags", []), self.settings.max_intent_tags_bytes, "intent_tags", "intent_tags"
+        )
+        require_at_most(
+            arguments.get("seed_context", {}), self.settings.max_payload_bytes, "seed_context", "seed_context"
+        )
         meta = {"name": arguments["name"], "intent_tags": arguments.get("intent_tags", [])}
         if "description" in arguments:
             meta["description"] = arguments["description"]
@@ -52,8 +55,12 @@ class PlaylistService:
     @unit_of_work
     async def mutate(self, arguments: dict[str, Any], timestamp: datetime | None) -> dict[str, Any]:
         if arguments["type"] == "UPDATE_META" and isinstance(arguments["payload"], dict):
-            require_at_most(arguments["payload"].get("intent_tags", []), self.settings.max_intent_tags_bytes,
-                            "payload.intent_tags", "intent_tags")
+            require_at_most(
+                arguments["payload"].get("intent_tags", []),
+                self.settings.max_intent_tags_bytes,
+                "payload.intent_tags",
+                "intent_tags",
+            )
         result = await self._writer.mutate(
             arguments["user_id"],
             arguments["playlist_id"],
@@ -63,8 +70,9 @@ class PlaylistService:
             arguments.get("client_event_id"),
             request_hash(arguments),
         )
-        await self._search.playlist_changed(arguments["user_id"], arguments["playlist_id"], arguments["type"],
-                                            result["timestamp"])
+        await self._search.playlist_changed(
+            arguments["user_id"], arguments["playlist_id"], arguments["type"], result["timestamp"]
+        )
         return result
 
     async def page(self, user_id: int, limit: int, cursor: str | None) -> dict[str, Any]:

@@ -43,8 +43,9 @@ def _side(value: dict[str, Any], name: str) -> dict[str, Any]:
     return side
 
 
-def choice_payload(chose: dict[str, Any], over: dict[str, Any], dimensions: list[str] | None,
-                   context: str | None) -> dict[str, Any]:
+def choice_payload(
+    chose: dict[str, Any], over: dict[str, Any], dimensions: list[str] | None, context: str | None
+) -> dict[str, Any]:
     """The event payload for one choice; INVALID_ARGUMENT for sides of different kinds, a side
     with neither id nor name, or the same subject on both sides."""
     if chose["kind"] != over["kind"]:
@@ -68,8 +69,10 @@ def label(side: dict[str, Any]) -> str:
 
 def sentence(choice: dict[str, Any]) -> str:
     """``Chose artist "Nightwish" over "Epica" (vocals, energy)``: the event's raw_text."""
-    text = f"Chose {choice['kind']} {json.dumps(label(choice['chose']), ensure_ascii=False)} over " \
-           f"{json.dumps(label(choice['over']), ensure_ascii=False)}"
+    text = (
+        f"Chose {choice['kind']} {json.dumps(label(choice['chose']), ensure_ascii=False)} over "
+        f"{json.dumps(label(choice['over']), ensure_ascii=False)}"
+    )
     if choice.get("dimensions"):
         text += f" ({', '.join(choice['dimensions'])})"
     return text
@@ -90,16 +93,18 @@ def choice_of(event: dict[str, Any]) -> dict[str, Any] | None:
         return None
     for name in ("chose", "over"):
         side = choice.get(name)
-        if not isinstance(side, dict) or not any(isinstance(side.get(k), str) and side[k].strip()
-                                                 for k in ("id", "name")):
+        if not isinstance(side, dict) or not any(
+            isinstance(side.get(k), str) and side[k].strip() for k in ("id", "name")
+        ):
             return None
     return choice
 
 
 def side_names(choice: dict[str, Any]) -> list[str]:
     """Every id and name of both sides (for explain's subject matching)."""
-    return [side[k] for side in (choice["chose"], choice["over"]) for k in ("id", "name")
-            if isinstance(side.get(k), str)]
+    return [
+        side[k] for side in (choice["chose"], choice["over"]) for k in ("id", "name") if isinstance(side.get(k), str)
+    ]
 
 
 @dataclass
@@ -117,8 +122,9 @@ class Standing:
 def tally(events: Iterable[dict[str, Any]]) -> dict[tuple[str, str], Standing]:
     """Standings per subject over the choice events (others are ignored), newest events first."""
     choices = [(e, c) for e in events if (c := choice_of(e)) is not None]
-    choices.sort(key=lambda ec: (as_utc(ec[0]["timestamp"]), ec[0].get("recorded_ns") or 0, str(ec[0]["_id"])),
-                 reverse=True)
+    choices.sort(
+        key=lambda ec: (as_utc(ec[0]["timestamp"]), ec[0].get("recorded_ns") or 0, str(ec[0]["_id"])), reverse=True
+    )
     standings: dict[tuple[str, str], Standing] = {}
     for event, choice in choices:
         moment = as_utc(event["timestamp"]).timestamp()
@@ -126,14 +132,16 @@ def tally(events: Iterable[dict[str, Any]]) -> dict[tuple[str, str], Standing]:
             key = subject_key(choice["kind"], choice[mine])
             standing = standings.get(key)
             if standing is None:
-                standing = standings[key] = Standing(choice["kind"], label(choice[mine]),
-                                                     newest_event=str(event["_id"]), newest=moment)
+                standing = standings[key] = Standing(
+                    choice["kind"], label(choice[mine]), newest_event=str(event["_id"]), newest=moment
+                )
             if won:
                 standing.wins += 1
             else:
                 standing.losses += 1
-            (standing.beat if won else standing.lost_to).setdefault(subject_key(choice["kind"], choice[theirs]),
-                                                                    label(choice[theirs]))
+            (standing.beat if won else standing.lost_to).setdefault(
+                subject_key(choice["kind"], choice[theirs]), label(choice[theirs])
+            )
     return standings
 
 
@@ -144,8 +152,14 @@ class Choices:
     def __init__(self, append_event: Any) -> None:
         self._append_event = append_event
 
-    async def record(self, user_id: int, chose: dict[str, Any], over: dict[str, Any],
-                     dimensions: list[str] | None, context: str | None) -> dict[str, Any]:
+    async def record(
+        self,
+        user_id: int,
+        chose: dict[str, Any],
+        over: dict[str, Any],
+        dimensions: list[str] | None,
+        context: str | None,
+    ) -> dict[str, Any]:
         payload = choice_payload(chose, over, dimensions, context)
         stored = await self._append_event(user_id, EVENT_TYPE, payload, SOURCE, None)
         return {**stored, "type": EVENT_TYPE, "source": SOURCE, "payload": payload}

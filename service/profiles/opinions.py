@@ -24,8 +24,9 @@ def _folded(name: str, value: Any) -> str:
 
 
 def subject_of(payload: dict[str, Any]) -> tuple[tuple[str, str], ...] | None:
-    found = tuple((name, _folded(name, payload[name])) for name in SUBJECT_FIELDS
-                  if name in payload and payload[name] is not None)
+    found = tuple(
+        (name, _folded(name, payload[name])) for name in SUBJECT_FIELDS if name in payload and payload[name] is not None
+    )
     return found or None
 
 

@@ -47,8 +47,14 @@ class ProfileService:
         await user_stats.count_preference_event(self._db, user_id)
         if event_type in OPINION_TYPES:  # a newer opinion of a subject marks the older one superseded
             await opinion_appended(self._db, user_id, result["event_id"])
-        self._search.event_appended(user_id, {
-            "_id": result["event_id"], "type": event_type, "source": source, "payload": payload,
-            "timestamp": result["timestamp"],
-        })
+        self._search.event_appended(
+            user_id,
+            {
+                "_id": result["event_id"],
+                "type": event_type,
+                "source": source,
+                "payload": payload,
+                "timestamp": result["timestamp"],
+            },
+        )
         return result

@@ -13,8 +13,8 @@ import json_merge_patch
 from service.audit.origin import written_by
 from service.errors import ProfileNotFound, SequenceConflict
 from service.limits import require_at_most
-from service.storage.database import Database
 from service.storage.collection import DuplicateDocument
+from service.storage.database import Database
 from service.timeutil import utc_now
 
 MAX_ATTEMPTS = 64
@@ -68,8 +68,14 @@ class Profiles:
             now = utc_now()
             version = (current["version"] if current else 0) + 1
             stamp = written_by()
-            entry = {"version": version, "patch": patch, "reason": reason, "source": source, "applied_at": now,
-                     "written_by": stamp}
+            entry = {
+                "version": version,
+                "patch": patch,
+                "reason": reason,
+                "source": source,
+                "applied_at": now,
+                "written_by": stamp,
+            }
             if current is None:
                 document = {
                     "_id": user_id,

@@ -32,8 +32,8 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from service.profiles.opinions import subject_of, superseded
 from service.locks import UserLocks
+from service.profiles.opinions import subject_of, superseded
 from service.storage.database import Database
 from service.timeutil import as_utc
 
@@ -55,15 +55,17 @@ async def marks_held(user_id: int) -> AsyncIterator[None]:
         yield
 
 
-async def derived_marks(db: Database, user_id: int,
-                        strays: bool = False) -> tuple[dict[str, str], dict[str, str | None]]:
+async def derived_marks(
+    db: Database, user_id: int, strays: bool = False
+) -> tuple[dict[str, str], dict[str, str | None]]:
     """(derived marks, stored marks): event id → the id of the event that supersedes it. With
     ``strays`` the stored side also lists events of other types carrying a mark (only an edit made
     around the service puts one there: the write path never does, and skips that read)."""
     events = await db.preference_events.find({"user_id": user_id, "type": {"$in": list(TYPES)}}, PROJECTION)
     if strays:
         events += await db.preference_events.find(
-            {"user_id": user_id, "type": {"$nin": list(TYPES)}, FIELD: {"$exists": True}}, PROJECTION)
+            {"user_id": user_id, "type": {"$nin": list(TYPES)}, FIELD: {"$exists": True}}, PROJECTION
+        )
     # The context block reads only like/dislike events with an object payload: the same set here.
     ruled = [e for e in events if e.get("type") in TYPES and isinstance(e.get("payload"), dict)]
     stored = {str(e["_id"]): e.get(FIELD) for e in events}
@@ -183,8 +185,10 @@ async def opinion_appended(db: Database, user_id: int, event_id: str) -> None:
         at = bisect.bisect_left(chain, place)
         chain.insert(at, place)
         if at > 0:
-            await db.preference_events.update_one({"_id": chain[at - 1][2], "user_id": user_id},
-                                                  {"$set": {FIELD: event_id}})
+            await db.preference_events.update_one(
+                {"_id": chain[at - 1][2], "user_id": user_id}, {"$set": {FIELD: event_id}}
+            )
         if at + 1 < len(chain):
-            await db.preference_events.update_one({"_id": event_id, "user_id": user_id},
-                                                  {"$set": {FIELD: chain[at + 1][2]}})
+            await db.preference_events.update_one(
+                {"_id": event_id, "user_id": user_id}, {"$set": {FIELD: chain[at + 1][2]}}
+            )

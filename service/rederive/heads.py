@@ -16,9 +16,24 @@ from service.storage.database import Database
 
 VIEW = "playlist_head"
 # What a reader of the head relies on, then the bookkeeping the writer advances incrementally.
-FIELDS = ("track_ids", "seq", "name", "description", "intent_tags", "track_count", "open_base_seq", "created_at",
-          "forked_from", "seed_context", "created_ns", "updated_at", "latest_snapshot", "recent_events",
-          "recent_snapshots", "bucket_index")
+FIELDS = (
+    "track_ids",
+    "seq",
+    "name",
+    "description",
+    "intent_tags",
+    "track_count",
+    "open_base_seq",
+    "created_at",
+    "forked_from",
+    "seed_context",
+    "created_ns",
+    "updated_at",
+    "latest_snapshot",
+    "recent_events",
+    "recent_snapshots",
+    "bucket_index",
+)
 
 
 async def check_heads(db: Database, user_id: int, caps: dict[str, int], write: bool) -> tuple[list[Difference], int]:
@@ -42,8 +57,16 @@ async def check_heads(db: Database, user_id: int, caps: dict[str, int], write: b
             fields = differing(stored, derived, FIELDS)
             if not fields:
                 continue
-            found.append(difference(VIEW, playlist_id, fields, "differs from its history",
-                                    stored_seq=stored.get("seq"), derived_seq=derived["seq"]))
+            found.append(
+                difference(
+                    VIEW,
+                    playlist_id,
+                    fields,
+                    "differs from its history",
+                    stored_seq=stored.get("seq"),
+                    derived_seq=derived["seq"],
+                )
+            )
         if write:
             await _store(db, derived)
     return found, len(with_history)
@@ -52,6 +75,7 @@ async def check_heads(db: Database, user_id: int, caps: dict[str, int], write: b
 async def _store(db: Database, derived: dict[str, Any]) -> None:
     """The derived head replaces the stored one, even one claiming a later sequence: the history
     is the record (``store_head`` alone never moves a head back, against racing writers)."""
-    await db.playlists.delete_many({"_id": derived["_id"], "user_id": derived["user_id"],
-                                    "seq": {"$gt": derived["seq"]}})
+    await db.playlists.delete_many(
+        {"_id": derived["_id"], "user_id": derived["user_id"], "seq": {"$gt": derived["seq"]}}
+    )
     await store_head(db, derived)

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from service.memories.service import MemoryStore
 from service.memories.index import MemoryIndex
+from service.memories.service import MemoryStore
 from service.rederive.compare import Difference, difference, normal
 from service.search.engine import SearchEngine
 from service.search.index import Key, UserIndex
@@ -41,9 +41,15 @@ async def check_search_index(search: SearchEngine, user_id: int, write: bool) ->
         elif kept is None:
             found.append(difference("search_index", name, [], "in the store, but not indexed"))
         else:
-            fields = [f for f, same in (("terms", _weights(kept.weights) == _weights(built.weights)),
-                                        ("text", kept.field_terms == built.field_terms),
-                                        ("meaning", _same_vector(held, fresh, key))) if not same]
+            fields = [
+                f
+                for f, same in (
+                    ("terms", _weights(kept.weights) == _weights(built.weights)),
+                    ("text", kept.field_terms == built.field_terms),
+                    ("meaning", _same_vector(held, fresh, key)),
+                )
+                if not same
+            ]
             if fields:
                 found.append(difference("search_index", name, fields, "indexed differently from the store"))
     if found and write:
@@ -65,8 +71,9 @@ def _weights(weights: dict[str, float]) -> dict[str, float]:
     return {term: round(weight, ROUND) for term, weight in weights.items()}
 
 
-async def check_memory_index(db: Database, memories: MemoryStore, user_id: int,
-                             write: bool) -> tuple[list[Difference], str]:
+async def check_memory_index(
+    db: Database, memories: MemoryStore, user_id: int, write: bool
+) -> tuple[list[Difference], str]:
     if not memories.kept_between_calls:
         return [], "read_per_call"
     held = memories.kept_index(user_id)
@@ -83,8 +90,9 @@ async def check_memory_index(db: Database, memories: MemoryStore, user_id: int,
         elif kept is None:
             found.append(difference("memory_index", memory_id, [], "in the store, but not kept"))
         else:
-            fields = sorted(k for k in set(kept.doc) | set(built.doc)
-                            if normal(kept.doc.get(k)) != normal(built.doc.get(k)))
+            fields = sorted(
+                k for k in set(kept.doc) | set(built.doc) if normal(kept.doc.get(k)) != normal(built.doc.get(k))
+            )
             if kept.terms != built.terms:
                 fields.append("terms")
             if fields:
@@ -92,4 +100,3 @@ async def check_memory_index(db: Database, memories: MemoryStore, user_id: int,
     if found and write:
         memories.forget_user(user_id)
     return found, "compared"
-

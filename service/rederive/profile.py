@@ -43,13 +43,19 @@ async def check_profile(db: Database, user_id: int, write: bool) -> tuple[list[D
     if not history:
         return [], {"view": VIEW, "reason": "no_history", "detail": "the profile keeps no patch to replay"}
     if history[0].get("version") != 1:
-        return [], {"view": VIEW, "reason": "history_capped",
-                    "detail": f"the oldest patch kept is version {history[0].get('version')}: the history cap "
-                              "dropped older ones, so the stored profile cannot be replayed from its history"}
+        return [], {
+            "view": VIEW,
+            "reason": "history_capped",
+            "detail": f"the oldest patch kept is version {history[0].get('version')}: the history cap "
+            "dropped older ones, so the stored profile cannot be replayed from its history",
+        }
     gaps = [e.get("version") for i, e in enumerate(history) if e.get("version") != i + 1]
     if gaps:  # a missing or repeated version: the patches in between are not all there to replay
-        return [], {"view": VIEW, "reason": "history_gap",
-                    "detail": f"the history's versions are not 1, 2, 3 … (first out of place: {gaps[0]})"}
+        return [], {
+            "view": VIEW,
+            "reason": "history_gap",
+            "detail": f"the history's versions are not 1, 2, 3 … (first out of place: {gaps[0]})",
+        }
     profile: dict[str, Any] = {}
     for entry in history:
         profile = merge(profile, entry.get("patch") or {})
@@ -58,9 +64,17 @@ async def check_profile(db: Database, user_id: int, write: bool) -> tuple[list[D
     fields = [f for f in ("profile", "version", "updated_at") if normal(document.get(f)) != normal(derived[f])]
     if not fields:
         return [], None
-    found = [difference(VIEW, user_id, fields, "the stored profile is not what its history patches give",
-                        paths=changed_paths(document.get("profile"), profile)[:20],
-                        stored_version=document.get("version"), derived_version=derived["version"])]
+    found = [
+        difference(
+            VIEW,
+            user_id,
+            fields,
+            "the stored profile is not what its history patches give",
+            paths=changed_paths(document.get("profile"), profile)[:20],
+            stored_version=document.get("version"),
+            derived_version=derived["version"],
+        )
+    ]
     if write:
         await db.profiles.update_one({"_id": user_id, "user_id": user_id}, {"$set": derived})
     return found, None

@@ -22,16 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from service.users import stats as user_stats
 from service.memories.service import MemoryStore
+from service.profiles.supersession import forget_chains, mark_superseded, marks_held
 from service.rederive.compare import Difference, difference, differing, json_safe
 from service.rederive.heads import check_heads
 from service.rederive.indexes import check_memory_index, check_search_index
 from service.rederive.profile import check_profile
 from service.search.engine import SearchEngine
 from service.storage.database import Database
-from service.profiles.supersession import forget_chains, mark_superseded, marks_held
 from service.storage.units import unit_of_work
+from service.users import stats as user_stats
 
 Progress = Callable[[int, int, int], None]  # (user_id, users done, users in all)
 
@@ -53,8 +53,9 @@ class Rederiver:
             found.update(u for u in (await collection.count_by_user()) if isinstance(u, int))
         return sorted(found)
 
-    async def rederive(self, user_id: int | None = None, dry_run: bool = False,
-                       progress: Progress | None = None) -> dict[str, Any]:
+    async def rederive(
+        self, user_id: int | None = None, dry_run: bool = False, progress: Progress | None = None
+    ) -> dict[str, Any]:
         """The report: per user its differences (each repaired unless ``dry_run``), what was
         checked and what could not be; ``differences`` counts them all."""
         user_ids = [user_id] if user_id is not None else await self.users()
@@ -63,8 +64,12 @@ class Rederiver:
             rows.append(await self.rederive_user(uid, dry_run))
             if progress is not None:
                 progress(uid, done + 1, len(user_ids))
-        return {"users": rows, "differences": sum(len(r["differences"]) for r in rows), "dry_run": dry_run,
-                "repaired": not dry_run and any(r["differences"] for r in rows)}
+        return {
+            "users": rows,
+            "differences": sum(len(r["differences"]) for r in rows),
+            "dry_run": dry_run,
+            "repaired": not dry_run and any(r["differences"] for r in rows),
+        }
 
     @unit_of_work
     async def rederive_user(self, user_id: int, dry_run: bool = False) -> dict[str, Any]:
@@ -86,9 +91,17 @@ class Rederiver:
             marks = await mark_superseded(self._db, user_id, write, strays=True)
             if marks and write:
                 forget_chains(self._db, user_id)  # built from marks that were wrong
-        found += [difference("supersession", event_id, ["superseded_by"],
-                             "mark set" if old is None else "mark removed" if new is None else "mark changed",
-                             stored=old, derived=new) for event_id, (old, new) in sorted(marks.items())]
+        found += [
+            difference(
+                "supersession",
+                event_id,
+                ["superseded_by"],
+                "mark set" if old is None else "mark removed" if new is None else "mark changed",
+                stored=old,
+                derived=new,
+            )
+            for event_id, (old, new) in sorted(marks.items())
+        ]
         found += await self._counters(user_id, write)
         # After the repairs above: a held index is compared with the store as now repaired.
         memory_differences, memory_status = await check_memory_index(self._db, self._memories, user_id, write)
@@ -122,6 +135,13 @@ class Rederiver:
             detail = "counters differ from the records"
         if write:
             await user_stats.recount(self._db, user_id)
-        return [difference("counters", user_id, fields, detail,
-                           stored={f: (stored or {}).get(f) for f in fields},
-                           derived={f: (derived or {}).get(f) for f in fields})]
+        return [
+            difference(
+                "counters",
+                user_id,
+                fields,
+                detail,
+                stored={f: (stored or {}).get(f) for f in fields},
+                derived={f: (derived or {}).get(f) for f in fields},
+            )
+        ]

@@ -35,17 +35,24 @@ from datetime import datetime
 from typing import Any
 
 from service.ledger.keys import head_id
-from service.text.analysis import ParsedQuery, parse_query
-from service.search.fields import PLAYLIST_FIELDS, event_entry, memory_entry, playlist_entry, profile_entries, track_entry
+from service.search.fields import (
+    PLAYLIST_FIELDS,
+    event_entry,
+    memory_entry,
+    playlist_entry,
+    profile_entries,
+    track_entry,
+)
 from service.search.hybrid import rank_hybrid
 from service.search.index import UserIndex
 from service.search.loading import load_entries
 from service.search.mongo_search import text_ranked, with_meaning
 from service.search.ranking import rank, to_hit
+from service.search.semantic.model import model_identity, shared_model
 from service.search.semantic.query import Meaning, meaning_of
 from service.search.semantic.user import UserMeaning
-from service.search.semantic.model import model_identity, shared_model
 from service.storage.database import Database
+from service.text.analysis import ParsedQuery, parse_query
 
 HELD_MAX_AGE_S = 300.0  # MongoDB: a held index (for its vectors) is rebuilt once this old
 Update = Callable[[UserIndex], Awaitable[None] | None]
@@ -185,8 +192,11 @@ class SearchEngine:
         def update(index: UserIndex) -> None:
             if ("playlist", arguments["playlist_id"]) in index.entries:
                 return  # a replayed create changes nothing (and must not undo a later rename)
-            head = {k: arguments[k] for k in ("playlist_id", "name", "description", "intent_tags", "seed_context")
-                    if k in arguments}
+            head = {
+                k: arguments[k]
+                for k in ("playlist_id", "name", "description", "intent_tags", "seed_context")
+                if k in arguments
+            }
             index.put(playlist_entry({**head, "created_at": created_at, "updated_at": created_at}))
 
         self._apply(user_id, update)
@@ -198,7 +208,8 @@ class SearchEngine:
         async def update(index: UserIndex) -> None:
             if mutation_type == "UPDATE_META":
                 head = await self._db.playlists.find_one(
-                    {"_id": head_id(user_id, playlist_id), "user_id": user_id}, PLAYLIST_FIELDS)
+                    {"_id": head_id(user_id, playlist_id), "user_id": user_id}, PLAYLIST_FIELDS
+                )
                 if head is not None:
                     index.put(playlist_entry(head))
                 return
@@ -290,10 +301,14 @@ class SearchEngine:
         index = await self._index(user_id)
         if index.meaning is not None and index.entries:
             meaning = meaning_of(index.meaning, index.postings, len(index.entries), parsed)
-            return [to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms, alone)
-                    for score, entry, terms, alone in rank_hybrid(index, parsed, limit, meaning)]
-        return [to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms)
-                for score, entry, terms in rank(index, parsed, limit)]
+            return [
+                to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms, alone)
+                for score, entry, terms, alone in rank_hybrid(index, parsed, limit, meaning)
+            ]
+        return [
+            to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms)
+            for score, entry, terms in rank(index, parsed, limit)
+        ]
 
     async def meaning(self, user_id: int, text: str, kind: str | None = None) -> Meaning | None:
         """What ``text`` means among the user's entries (of ``kind``): None when search by meaning

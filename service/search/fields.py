@@ -22,12 +22,29 @@ TRACK_ALBUM = float(TRACK_TEXT_WEIGHTS["album"])
 TRACK_FIELDS = {"_id": 1, "user_id": 1, "track_id": 1, "name": 1, "artists": 1, "album": 1}
 MEMORY_ENTITIES = float(MEMORY_TEXT_WEIGHTS["entities"])
 MEMORY_SUMMARY = float(MEMORY_TEXT_WEIGHTS["summary"])
-MEMORY_FIELDS = {"_id": 1, "user_id": 1, "memory_id": 1, "type": 1, "entities": 1, "summary": 1, "importance": 1,
-                 "timestamp": 1}
+MEMORY_FIELDS = {
+    "_id": 1,
+    "user_id": 1,
+    "memory_id": 1,
+    "type": 1,
+    "entities": 1,
+    "summary": 1,
+    "importance": 1,
+    "timestamp": 1,
+}
 MAX_WEIGHT = NAME
 
-PLAYLIST_FIELDS = {"_id": 1, "user_id": 1, "playlist_id": 1, "name": 1, "description": 1, "intent_tags": 1,
-                   "seed_context": 1, "created_at": 1, "updated_at": 1}
+PLAYLIST_FIELDS = {
+    "_id": 1,
+    "user_id": 1,
+    "playlist_id": 1,
+    "name": 1,
+    "description": 1,
+    "intent_tags": 1,
+    "seed_context": 1,
+    "created_at": 1,
+    "updated_at": 1,
+}
 
 
 @dataclass
@@ -121,8 +138,14 @@ def track_entry(track: dict[str, Any]) -> Entry:
 
 def memory_entry(memory: dict[str, Any]) -> Entry:
     """A typed memory: its entities and summary are what the user may search it by."""
-    fields = [Field("entities", MEMORY_ENTITIES, " · ".join(memory["entities"])),
-              Field("summary", MEMORY_SUMMARY, memory["summary"])]
-    metadata = {"type": memory["type"], "entities": list(memory["entities"]), "importance": memory["importance"],
-                "timestamp": memory["timestamp"]}
+    fields = [
+        Field("entities", MEMORY_ENTITIES, " · ".join(memory["entities"])),
+        Field("summary", MEMORY_SUMMARY, memory["summary"]),
+    ]
+    metadata = {
+        "type": memory["type"],
+        "entities": list(memory["entities"]),
+        "importance": memory["importance"],
+        "timestamp": memory["timestamp"],
+    }
     return Entry("memory", memory["memory_id"], fields, metadata)

@@ -16,18 +16,19 @@ from __future__ import annotations
 import heapq
 from operator import itemgetter
 
-from service.text.analysis import ParsedQuery
 from service.search.fields import MAX_WEIGHT, Entry
 from service.search.index import Key, UserIndex
 from service.search.ranking import lexical_scores, prepare
 from service.search.semantic.query import Meaning
+from service.text.analysis import ParsedQuery
 
 MEANING_WEIGHT = 1.0  # the similarity's share against a normalized lexical score (0..1)
 MEANING_FLOOR = 0.25  # least similarity for an entry reached by meaning alone
 
 
-def rank_hybrid(index: UserIndex, parsed: ParsedQuery, limit: int,
-                meaning: Meaning) -> list[tuple[float, Entry, set[str], bool]]:
+def rank_hybrid(
+    index: UserIndex, parsed: ParsedQuery, limit: int, meaning: Meaning
+) -> list[tuple[float, Entry, set[str], bool]]:
     """The best ``limit`` entries as (score 0..1, entry, index terms matched, found by meaning only)."""
     prepared = prepare(index, parsed)
     if prepared is None:
@@ -42,8 +43,9 @@ def rank_hybrid(index: UserIndex, parsed: ParsedQuery, limit: int,
     scores, idf_sum = lexical_scores(index, widened, allowed)
     scale = idf_sum * MAX_WEIGHT
     # Only entries with a similarity gain from it: of the others, the best ``limit`` by words suffice.
-    fused: dict[Key, float] = {key: min(1.0, value / scale)
-                               for key, value in heapq.nlargest(limit, scores.items(), key=itemgetter(1))}
+    fused: dict[Key, float] = {
+        key: min(1.0, value / scale) for key, value in heapq.nlargest(limit, scores.items(), key=itemgetter(1))
+    }
     fused.update({key: min(1.0, scores[key] / scale) for key in meaning.similarity if key in scores})
     for key, similarity in meaning.similarity.items():
         if (allowed is not None and key not in allowed) or (key not in fused and similarity < MEANING_FLOOR):
@@ -55,6 +57,12 @@ def rank_hybrid(index: UserIndex, parsed: ParsedQuery, limit: int,
     ranked = []
     for key, value in top:
         indexed = index.entries[key]
-        ranked.append((value / (1.0 + MEANING_WEIGHT), indexed.entry, used & indexed.weights.keys(),
-                       not direct & indexed.weights.keys()))
+        ranked.append(
+            (
+                value / (1.0 + MEANING_WEIGHT),
+                indexed.entry,
+                used & indexed.weights.keys(),
+                not direct & indexed.weights.keys(),
+            )
+        )
     return ranked

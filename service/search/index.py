@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from service.text.analysis import STOP_WORDS, stem, terms_of, words
 from service.search.fields import Entry
 from service.search.semantic.user import UserMeaning
+from service.text.analysis import STOP_WORDS, stem, terms_of, words
 
 Key = tuple[str, str]  # (kind, id)
 

@@ -70,8 +70,9 @@ _SOURCES: dict[str, tuple[str, Any, dict[str, int] | None, Any]] = {
 }
 
 
-async def current_entries(db: Database, user_id: int, keys: Iterable[Key],
-                          profile: dict[str, Any] | None) -> dict[Key, Entry]:
+async def current_entries(
+    db: Database, user_id: int, keys: Iterable[Key], profile: dict[str, Any] | None
+) -> dict[Key, Entry]:
     """The entries of ``keys`` as the store holds them now; keys whose document is gone (deleted,
     forgotten, another user's) are absent. Profile keys come from ``profile``, already read."""
     wanted: dict[str, list[str]] = {}
@@ -86,7 +87,8 @@ async def current_entries(db: Database, user_id: int, keys: Iterable[Key],
             continue
         collection, stored_id, projection, build = _SOURCES[kind]
         documents = await getattr(db, collection).find(
-            {"_id": {"$in": [stored_id(user_id, i) for i in ids]}, "user_id": user_id}, projection)
+            {"_id": {"$in": [stored_id(user_id, i) for i in ids]}, "user_id": user_id}, projection
+        )
         for document in documents:
             entry = build(document)
             found[(entry.kind, entry.id)] = entry

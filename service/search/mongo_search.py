@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.text.analysis import ParsedQuery
 from service.search.fields import Entry, profile_entries
 from service.search.hybrid import MEANING_FLOOR, MEANING_WEIGHT
 from service.search.index import Key, UserIndex, analyse
@@ -22,6 +21,7 @@ from service.search.mongo_text import text_hits, text_query
 from service.search.ranking import rank
 from service.search.semantic.query import Meaning
 from service.storage.database import Database
+from service.text.analysis import ParsedQuery
 
 Ranked = list[tuple[float, Entry, set[str]]]
 
@@ -33,15 +33,17 @@ def _index_of(entries: list[Entry]) -> UserIndex:
     return index
 
 
-async def text_ranked(db: Database, user_id: int, parsed: ParsedQuery, limit: int,
-                      profile: dict[str, Any] | None) -> Ranked:
+async def text_ranked(
+    db: Database, user_id: int, parsed: ParsedQuery, limit: int, profile: dict[str, Any] | None
+) -> Ranked:
     """The ``$text`` hits of every collection and the profile's keys, best first ([] when
     ``$text`` finds nothing in the collections)."""
     found: list[tuple[float, Entry]] = []
     for name in ("playlists", "preference_events", "tracks", "memories"):
         args = text_query(user_id, parsed, name, limit)
-        documents = await getattr(db, name).find(args["filter"], args["projection"], sort=args["sort"],
-                                                 limit=args["limit"])
+        documents = await getattr(db, name).find(
+            args["filter"], args["projection"], sort=args["sort"], limit=args["limit"]
+        )
         found += text_hits(documents, name, parsed)
     if not found:
         return []
@@ -52,8 +54,9 @@ async def text_ranked(db: Database, user_id: int, parsed: ParsedQuery, limit: in
     return ranked[:limit]
 
 
-async def with_meaning(db: Database, user_id: int, lexical: Ranked, meaning: Meaning, limit: int,
-                       profile: dict[str, Any] | None) -> list[tuple[float, Entry, set[str], bool]]:
+async def with_meaning(
+    db: Database, user_id: int, lexical: Ranked, meaning: Meaning, limit: int, profile: dict[str, Any] | None
+) -> list[tuple[float, Entry, set[str], bool]]:
     """Lexical hits with their similarity added, and the entries found by meaning alone (read
     again from the store) — the blend of ``service.search.hybrid``."""
     fused: dict[Key, tuple[float, Entry, set[str], bool]] = {}

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from models.documents import TEXT_LANGUAGE
-from service.text.analysis import ParsedQuery
 from service.search.fields import (
     MAX_WEIGHT,
     MEMORY_FIELDS,
@@ -18,6 +17,7 @@ from service.search.fields import (
     playlist_entry,
     track_entry,
 )
+from service.text.analysis import ParsedQuery
 
 SCORE = {"$meta": "textScore"}
 
@@ -32,8 +32,9 @@ def search_string(parsed: ParsedQuery) -> str:
 
 def text_query(user_id: int, parsed: ParsedQuery, collection: str, limit: int) -> dict[str, Any]:
     """Arguments of ``find`` for one collection: filter, projection, sort and limit."""
-    projection: dict[str, Any] = dict({"playlists": PLAYLIST_FIELDS, "tracks": TRACK_FIELDS, "memories": MEMORY_FIELDS}.get(
-        collection, {}))
+    projection: dict[str, Any] = dict(
+        {"playlists": PLAYLIST_FIELDS, "tracks": TRACK_FIELDS, "memories": MEMORY_FIELDS}.get(collection, {})
+    )
     projection["score"] = SCORE
     return {
         "filter": {
@@ -61,8 +62,7 @@ def normalize(text_score: float, parsed: ParsedQuery) -> float:
 
 def text_hits(documents: list[dict[str, Any]], collection: str, parsed: ParsedQuery) -> list[tuple[float, Entry]]:
     """Documents as ``find`` returns them with the ``score`` projection → (score, entry)."""
-    build = {"playlists": playlist_entry, "tracks": track_entry, "memories": memory_entry}.get(collection,
-                                                                                                  event_entry)
+    build = {"playlists": playlist_entry, "tracks": track_entry, "memories": memory_entry}.get(collection, event_entry)
     hits = []
     for document in documents:
         body = {k: v for k, v in document.items() if k != "score"}

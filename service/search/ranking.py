@@ -14,23 +14,28 @@ import math
 from operator import itemgetter
 from typing import Any
 
-from service.text.analysis import ParsedQuery, surface_words, terms_of, typo_budget, words
 from service.search.fields import MAX_WEIGHT, Entry
 from service.search.index import Indexed, Key, UserIndex
+from service.text.analysis import ParsedQuery, surface_words, terms_of, typo_budget, words
 
 TYPO_FACTOR = {0: 1.0, 1: 0.7, 2: 0.5}  # a word found through a typo counts less than an exact one
 SNIPPET_CHARS = 160
 LEAN_SNIPPET_CHARS = 100
 SNIPPET_SCAN_CHARS = 8192
 # The metadata of a lean hit, by kind: what an agent needs to tell hits apart and pick one.
-LEAN_METADATA = {"playlist": ("name",), "preference_event": ("type", "timestamp"), "profile": ("key",),
-                 "track": ("name", "artists"), "memory": ("type", "entities")}
+LEAN_METADATA = {
+    "playlist": ("name",),
+    "preference_event": ("type", "timestamp"),
+    "profile": ("key",),
+    "track": ("name", "artists"),
+    "memory": ("type", "entities"),
+}
 DETAILS = ("lean", "full")
 
 
 def _contains(sequence: list[str], phrase: list[str]) -> bool:
     n = len(phrase)
-    return any(sequence[i:i + n] == phrase for i in range(len(sequence) - n + 1))
+    return any(sequence[i : i + n] == phrase for i in range(len(sequence) - n + 1))
 
 
 def has_phrase(indexed: Indexed, phrase: list[str]) -> bool:
@@ -63,8 +68,9 @@ def phrase_candidates(index: UserIndex, phrases: list[list[str]]) -> set[Key] | 
     return {k for k in keys if all(has_phrase(index.entries[k], p) for p in phrases)}
 
 
-def lexical_scores(index: UserIndex, expansions: list[list[tuple[str, float]]],
-                   allowed: set[Key] | None) -> tuple[dict[Key, float], float]:
+def lexical_scores(
+    index: UserIndex, expansions: list[list[tuple[str, float]]], allowed: set[Key] | None
+) -> tuple[dict[Key, float], float]:
     """Each entry's raw score (weighted term scores × IDF) and the sum of the query's IDFs."""
     total = len(index.entries)
     scores: dict[Key, float] = {}
@@ -140,7 +146,7 @@ def _cut(text: str, start: int | None, limit: int) -> str:
         start = max(0, (start or 0) - limit // 4)
         while start > 0 and not text[start - 1].isspace():
             start -= 1
-        text = ("…" if start else "") + text[start:start + limit - 2].rstrip() + "…"
+        text = ("…" if start else "") + text[start : start + limit - 2].rstrip() + "…"
     return " ".join(text.split())
 
 
@@ -152,8 +158,9 @@ def _first_match(text: str, matched: set[str]) -> int | None:
     return None
 
 
-def lean_snippet(entry: Entry, matched: set[str], field_terms: list[list[str]] | None = None,
-                 limit: int = LEAN_SNIPPET_CHARS) -> str:
+def lean_snippet(
+    entry: Entry, matched: set[str], field_terms: list[list[str]] | None = None, limit: int = LEAN_SNIPPET_CHARS
+) -> str:
     """The field where the matched terms weigh most, cut around the first of them; the terms of
     each field come from the index (``field_terms``), so a short field is not analysed again."""
     if field_terms is None:
@@ -167,8 +174,14 @@ def lean_snippet(entry: Entry, matched: set[str], field_terms: list[list[str]] |
     return _cut(text, _first_match(text, matched) if len(text) > limit else None, limit)
 
 
-def to_hit(score: float, entry: Entry, matched: set[str], detail: str = "full",
-           field_terms: list[list[str]] | None = None, by_meaning: bool = False) -> dict[str, Any]:
+def to_hit(
+    score: float,
+    entry: Entry,
+    matched: set[str],
+    detail: str = "full",
+    field_terms: list[list[str]] | None = None,
+    by_meaning: bool = False,
+) -> dict[str, Any]:
     """One result of the PRD shape; ``detail`` is "lean" (the default of the tool) or "full".
     A hit none of the query's own words (or their typos) found says ``matched_by: "meaning"``."""
     found_by = {"matched_by": "meaning"} if by_meaning else {}

@@ -12,8 +12,8 @@ import uuid
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
-from pymongo import ReturnDocument
 from bson.errors import InvalidDocument
+from pymongo import ReturnDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
 from service.errors import InvalidArgument, StorageUnavailable
@@ -47,8 +47,9 @@ def _document_id(filter_: Mapping[str, Any]) -> Any:
 
 
 class TrackedCollection:
-    def __init__(self, motor_collection: Any, mark_dirty: MarkDirty, on_change: OnChange | None = None,
-                 in_process: bool = False) -> None:
+    def __init__(
+        self, motor_collection: Any, mark_dirty: MarkDirty, on_change: OnChange | None = None, in_process: bool = False
+    ) -> None:
         self._collection = motor_collection
         self._mark_dirty = mark_dirty
         self.on_change = on_change
@@ -58,13 +59,22 @@ class TrackedCollection:
         # with other sessions instead of stalling them.
         self._in_process = in_process
 
-    async def _changed(self, operation: str, doc_id: Any, document: Mapping[str, Any] | None = None,
-                       updated: Mapping[str, Any] | None = None) -> None:
+    async def _changed(
+        self,
+        operation: str,
+        doc_id: Any,
+        document: Mapping[str, Any] | None = None,
+        updated: Mapping[str, Any] | None = None,
+    ) -> None:
         if self.on_change is None:
             return
         # Like a real change event, each has its own id (an unstamped change is keyed by it).
-        change: dict[str, Any] = {"_id": {"_data": uuid.uuid4().hex}, "operationType": operation,
-                                  "ns": {"coll": self.name}, "documentKey": {"_id": doc_id}}
+        change: dict[str, Any] = {
+            "_id": {"_data": uuid.uuid4().hex},
+            "operationType": operation,
+            "ns": {"coll": self.name},
+            "documentKey": {"_id": doc_id},
+        }
         if document is not None:
             change["fullDocument"] = document
         if updated is not None:
@@ -111,8 +121,9 @@ class TrackedCollection:
             cursor = cursor.limit(limit)
         return await self._run(cursor.to_list(length=None))
 
-    async def _find_in_process(self, filter_: Mapping[str, Any], projection: Any, sort: Any, limit: int,
-                               chunk: int = 500) -> list[dict]:
+    async def _find_in_process(
+        self, filter_: Mapping[str, Any], projection: Any, sort: Any, limit: int, chunk: int = 500
+    ) -> list[dict]:
         """The embedded engine's find, handed out ``chunk`` documents at a time with a yield
         between chunks, so reading 25,000 events does not hold every other session (like a
         server's cursor batches, a chunk may see writes made while earlier chunks were read)."""
@@ -181,8 +192,9 @@ class TrackedCollection:
         # A sharded cluster refuses an upsert whose filter lacks the shard key (user_id).
         owner = {"user_id": document["user_id"]} if "user_id" in document else {}
         try:
-            await self._run(self._collection.replace_one({"_id": doc_id, **owner, **(condition or {})}, document,
-                                                         upsert=True))
+            await self._run(
+                self._collection.replace_one({"_id": doc_id, **owner, **(condition or {})}, document, upsert=True)
+            )
         except DuplicateDocument:
             if condition is None:
                 raise
@@ -198,7 +210,7 @@ class TrackedCollection:
         ids = [doc["_id"] for doc in await self.find(filter_, {"_id": 1})]
         deleted = 0
         for start in range(0, len(ids), batch):
-            chunk = ids[start:start + batch]
+            chunk = ids[start : start + batch]
             try:
                 result = await self._run(self._collection.delete_many({**filter_, "_id": {"$in": chunk}}))
             finally:

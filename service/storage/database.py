@@ -65,10 +65,22 @@ class Database:
         """Call ``on_change`` after each write to these collections (by name), within the same
         unit of work: how app assembly wires the embedded engine's write-path audit in."""
         names = set(collections)
-        for collection in (self.profiles, self.preference_events, self.playlists, self.history,
-                           self.idempotency, self.cursors, self.audit_state, self.user_stats, self.tracks,
-                           self.track_choices, self.memories, self.plays, self.memory_aging,
-                           self.memory_controls):
+        for collection in (
+            self.profiles,
+            self.preference_events,
+            self.playlists,
+            self.history,
+            self.idempotency,
+            self.cursors,
+            self.audit_state,
+            self.user_stats,
+            self.tracks,
+            self.track_choices,
+            self.memories,
+            self.plays,
+            self.memory_aging,
+            self.memory_controls,
+        ):
             if collection.name in names:
                 collection.on_change = on_change
 
@@ -86,8 +98,19 @@ class Database:
         return self._raw_database
 
     def user_collections(self) -> list[TrackedCollection]:
-        return [self.profiles, self.preference_events, self.playlists, self.history, self.idempotency, self.tracks,
-                self.track_choices, self.memories, self.plays, self.memory_aging, self.memory_controls]
+        return [
+            self.profiles,
+            self.preference_events,
+            self.playlists,
+            self.history,
+            self.idempotency,
+            self.tracks,
+            self.track_choices,
+            self.memories,
+            self.plays,
+            self.memory_aging,
+            self.memory_controls,
+        ]
 
 
 async def _apply_validators(database: Any) -> None:

@@ -23,13 +23,69 @@ _QUALIFIER = re.compile(r"\s+-\s+.*$|\s*[(\[].*$")
 # Dropped on both sides: "the" is how people misremember ("killers mr brightside").
 ARTICLES = frozenset({"the"})
 # Words that carry little: they count about a third as much as others.
-LIGHT = frozenset({"a", "an", "of", "to", "in", "on", "at", "and", "my", "me", "i", "you", "it", "is", "for",
-                   "with", "n", "la", "le", "el", "de", "da"})
+LIGHT = frozenset(
+    {
+        "a",
+        "an",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "and",
+        "my",
+        "me",
+        "i",
+        "you",
+        "it",
+        "is",
+        "for",
+        "with",
+        "n",
+        "la",
+        "le",
+        "el",
+        "de",
+        "da",
+    }
+)
 # What people say around a title ("that song called …", "play the one by …"): never required,
 # counted like any word only when the track really has it ("Song 2", "Another One Bites the Dust").
-FILLERS = frozenset({"that", "this", "song", "songs", "track", "tune", "called", "named", "by", "from", "something",
-                     "whatever", "thing", "one", "play", "put", "on", "some", "what", "its", "was", "um", "uh",
-                     "album", "band", "artist", "please", "again", "bit", "part", "goes"})
+FILLERS = frozenset(
+    {
+        "that",
+        "this",
+        "song",
+        "songs",
+        "track",
+        "tune",
+        "called",
+        "named",
+        "by",
+        "from",
+        "something",
+        "whatever",
+        "thing",
+        "one",
+        "play",
+        "put",
+        "on",
+        "some",
+        "what",
+        "its",
+        "was",
+        "um",
+        "uh",
+        "album",
+        "band",
+        "artist",
+        "please",
+        "again",
+        "bit",
+        "part",
+        "goes",
+    }
+)
 
 
 def words(text: str) -> list[str]:

@@ -53,8 +53,10 @@ async def upsert_tracks(db: Database, user_id: int, tracks: list[dict[str, Any]]
     latest: dict[str, dict[str, Any]] = {}
     for track in tracks:
         latest[track["track_id"]] = normalised(track)
-    stored = {doc["track_id"]: doc for doc in await db.tracks.find(
-        {"_id": {"$in": [track_key(user_id, t) for t in latest]}, "user_id": user_id})}
+    stored = {
+        doc["track_id"]: doc
+        for doc in await db.tracks.find({"_id": {"$in": [track_key(user_id, t) for t in latest]}, "user_id": user_id})
+    }
     counts = {"inserted": 0, "updated": 0, "unchanged": 0}
     changed: list[str] = []
     now = utc_now()
@@ -64,9 +66,12 @@ async def upsert_tracks(db: Database, user_id: int, tracks: list[dict[str, Any]]
             counts["unchanged"] += 1
             continue
         document = {
-            "_id": track_key(user_id, track_id), "user_id": user_id, **fields,
+            "_id": track_key(user_id, track_id),
+            "user_id": user_id,
+            **fields,
             "first_seen_at": current["first_seen_at"] if current is not None else now,
-            "updated_at": now, "written_by": written_by(),
+            "updated_at": now,
+            "written_by": written_by(),
         }
         await db.tracks.replace_one(document)
         counts["inserted" if current is None else "updated"] += 1

@@ -31,13 +31,15 @@ class Check:
         self.unverified: list[dict[str, Any]] = []
 
     def violate(self, rule: str, track_ids: list[str], message: str, suggestion: str) -> None:
-        self.violations.append({"rule": rule, "track_ids": _ids(track_ids), "message": message,
-                                "suggestion": suggestion})
+        self.violations.append(
+            {"rule": rule, "track_ids": _ids(track_ids), "message": message, "suggestion": suggestion}
+        )
 
     def cannot_verify(self, rule: str, track_ids: list[str], what: str) -> None:
         if track_ids:
-            self.unverified.append({"rule": rule, "track_ids": _ids(track_ids),
-                                    "message": f"{len(set(track_ids))} track(s) {what}"})
+            self.unverified.append(
+                {"rule": rule, "track_ids": _ids(track_ids), "message": f"{len(set(track_ids))} track(s) {what}"}
+            )
 
     def missing(self, field: str) -> list[str]:
         """Tracks this rule cannot read: unknown ones, and known ones without ``field``."""
@@ -47,8 +49,12 @@ class Check:
     def no_duplicates(self) -> None:
         for track_id, count in Counter(self.track_ids).items():
             if count > 1:
-                self.violate("no_duplicates", [track_id], f"{track_id} appears {count} times",
-                             f"keep one occurrence and remove the other {count - 1}")
+                self.violate(
+                    "no_duplicates",
+                    [track_id],
+                    f"{track_id} appears {count} times",
+                    f"keep one occurrence and remove the other {count - 1}",
+                )
 
     def max_tracks_per_artist(self, limit: int) -> None:
         by_artist: dict[str, list[str]] = defaultdict(list)
@@ -60,8 +66,12 @@ class Check:
                 shown.setdefault(key, artist)
         for key, found in by_artist.items():
             if len(found) > limit:
-                self.violate("max_tracks_per_artist", found, f"{len(found)} tracks by {shown[key]} (at most {limit})",
-                             f"remove or swap {len(found) - limit} of the tracks by {shown[key]}")
+                self.violate(
+                    "max_tracks_per_artist",
+                    found,
+                    f"{len(found)} tracks by {shown[key]} (at most {limit})",
+                    f"remove or swap {len(found) - limit} of the tracks by {shown[key]}",
+                )
         self.cannot_verify("max_tracks_per_artist", self.unknown, "not in the catalog: their artists are unknown")
 
     def target_duration(self, low: float | None, high: float | None) -> None:
@@ -69,29 +79,38 @@ class Check:
         unread = self.missing("duration_ms")
         span = f"{low if low is not None else 0:g}–{high:g}" if high is not None else f"at least {low:g}"
         if high is not None and minutes > high:  # already too long, whatever the unknown add
-            self.violate("target_duration", [], f"{minutes:.1f} minutes, more than the target {span} minutes",
-                         f"remove about {minutes - high:.0f} minutes of tracks")
+            self.violate(
+                "target_duration",
+                [],
+                f"{minutes:.1f} minutes, more than the target {span} minutes",
+                f"remove about {minutes - high:.0f} minutes of tracks",
+            )
         elif unread:
             self.cannot_verify("target_duration", unread, f"without a known duration (known total {minutes:.1f} min)")
         elif low is not None and minutes < low:
-            self.violate("target_duration", [], f"{minutes:.1f} minutes, less than the target {span} minutes",
-                         f"add about {low - minutes:.0f} minutes of tracks")
+            self.violate(
+                "target_duration",
+                [],
+                f"{minutes:.1f} minutes, less than the target {span} minutes",
+                f"add about {low - minutes:.0f} minutes of tracks",
+            )
 
     def avoid_tracks(self, avoided: list[str]) -> None:
         avoided_ids = set(avoided)
         hits = [t for t in self.track_ids if t in avoided_ids]
         if hits:
-            self.violate("avoid_tracks", hits, f"{len(set(hits))} track(s) the user avoids",
-                         "remove these tracks")
+            self.violate("avoid_tracks", hits, f"{len(set(hits))} track(s) the user avoids", "remove these tracks")
 
     def avoid_artists(self, avoided: list[str]) -> None:
-        self._avoid_named("avoid_artists", "artists", avoided, "by {}, whom the user avoids",
-                          "remove or swap the tracks by {}")
+        self._avoid_named(
+            "avoid_artists", "artists", avoided, "by {}, whom the user avoids", "remove or swap the tracks by {}"
+        )
 
     def avoid_genres(self, avoided: list[str]) -> None:
         """Genres only where the catalog knows them (a known track without genres is not checked)."""
-        self._avoid_named("avoid_genres", "genres", avoided, "of {}, which the user avoids",
-                          "remove or swap the {} tracks")
+        self._avoid_named(
+            "avoid_genres", "genres", avoided, "of {}, which the user avoids", "remove or swap the {} tracks"
+        )
 
     def _avoid_named(self, rule: str, field: str, avoided: list[str], said: str, suggestion: str) -> None:
         """Tracks whose catalog ``field`` (artists, genres) names an avoided one, folded."""
@@ -102,8 +121,9 @@ class Check:
                 if folded_text(value) in names:
                     hits[folded_text(value)].append(track_id)
         for key, found in hits.items():
-            self.violate(rule, found, f"{len(set(found))} track(s) {said.format(names[key])}",
-                         suggestion.format(names[key]))
+            self.violate(
+                rule, found, f"{len(set(found))} track(s) {said.format(names[key])}", suggestion.format(names[key])
+            )
         self.cannot_verify(rule, self.unknown, f"not in the catalog: their {field} are unknown")
 
     def breathers(self, max_energy: float) -> None:
@@ -120,8 +140,12 @@ class Check:
             track_id = self.track_ids[position]
             if low(track_id):
                 where = "opens" if position == 0 else "closes"
-                self.violate("breathers", [track_id], f"a breather (energy {energy[track_id]:g}) {where} the playlist",
-                             f"move it to the middle (positions {start + 1}–{end}) and put a driving track here")
+                self.violate(
+                    "breathers",
+                    [track_id],
+                    f"a breather (energy {energy[track_id]:g}) {where} the playlist",
+                    f"move it to the middle (positions {start + 1}–{end}) and put a driving track here",
+                )
         middle = self.track_ids[start:end]
         if not any(low(t) for t in middle):
             unread = [t for t in middle if energy[t] is None]
@@ -129,9 +153,13 @@ class Check:
                 self.cannot_verify("breathers", unread, "mid-way without a known energy")
             else:
                 elsewhere = [t for t in self.track_ids if low(t)]
-                self.violate("breathers", elsewhere, f"no breather (energy ≤ {max_energy:g}) mid-way",
-                             f"put a low-energy track at positions {start + 1}–{end}"
-                             + (" (move one of these there)" if elsewhere else ""))
+                self.violate(
+                    "breathers",
+                    elsewhere,
+                    f"no breather (energy ≤ {max_energy:g}) mid-way",
+                    f"put a low-energy track at positions {start + 1}–{end}"
+                    + (" (move one of these there)" if elsewhere else ""),
+                )
         edges = [t for t in (self.track_ids[0], self.track_ids[-1]) if energy[t] is None]
         self.cannot_verify("breathers", edges, "opening or closing without a known energy")
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from service.audit.origin import written_by
 from service.storage.database import Database
-from service.timeutil import utc_now
 from service.text.words import choice_key, folded_text
+from service.timeutil import utc_now
 
 
 async def confirmed(db: Database, user_id: int, text: str) -> dict[str, Any] | None:
@@ -28,9 +28,16 @@ async def confirm(db: Database, user_id: int, text: str, track_id: str) -> dict[
     # One atomic update: two confirmations racing both count.
     stored = await db.track_choices.find_one_and_update(
         {"_id": key, "user_id": user_id},
-        {"$set": {"text": text, "folded": folded, "track_id": track_id, "confirmed_at": utc_now(),
-                  "written_by": written_by()},
-         "$inc": {"confirmations": 1}},
+        {
+            "$set": {
+                "text": text,
+                "folded": folded,
+                "track_id": track_id,
+                "confirmed_at": utc_now(),
+                "written_by": written_by(),
+            },
+            "$inc": {"confirmations": 1},
+        },
         upsert=True,
     )
     assert stored is not None  # an upsert always leaves the document

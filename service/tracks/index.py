@@ -9,6 +9,7 @@ and as a prefix (a word typed in part). Only tracks holding a matched word are s
 from __future__ import annotations
 
 import bisect
+import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,13 +55,20 @@ def known(track: dict[str, Any]) -> Known:
         fields[ARTIST + k] = words(artist)
     joined: dict[int, dict[str, tuple[str, ...]]] = {}
     for code, found in fields.items():
-        extra: dict[str, tuple[str, ...]] = {a + b: (a, b) for a, b in zip(found, found[1:])}
+        extra: dict[str, tuple[str, ...]] = {a + b: (a, b) for a, b in itertools.pairwise(found)}
         if len(found) > 2:  # "r e m", "guns n roses": the whole field as one word too
             extra.setdefault("".join(found), tuple(found))
         if extra:
             joined[code] = extra
-    return Known(track["track_id"], track["name"], list(track.get("artists") or []),
-                 int(track.get("popularity") or 0), words(core_title(track["name"])) or fields[NAME], fields, joined)
+    return Known(
+        track["track_id"],
+        track["name"],
+        list(track.get("artists") or []),
+        int(track.get("popularity") or 0),
+        words(core_title(track["name"])) or fields[NAME],
+        fields,
+        joined,
+    )
 
 
 class CatalogIndex:
@@ -116,14 +124,15 @@ class CatalogIndex:
                 choices = self._by_length.get(length)
                 if not choices:
                     continue
-                for word, _, _ in process.extract(query_word, choices, scorer=OSA.distance,
-                                                  score_cutoff=allowed, limit=None):
+                for word, _, _ in process.extract(
+                    query_word, choices, scorer=OSA.distance, score_cutoff=allowed, limit=None
+                ):
                     score = similarity(query_word, word)
                     if score > found.get(word, 0.0):
                         found[word] = score
         if len(query_word) >= 4:
             start = bisect.bisect_left(self._sorted, query_word)
-            for word in self._sorted[start:start + 200]:  # bounded: a prefix of 200+ words says little
+            for word in self._sorted[start : start + 200]:  # bounded: a prefix of 200+ words says little
                 if not word.startswith(query_word):
                     break
                 score = similarity(query_word, word)

@@ -22,9 +22,9 @@ import heapq
 from collections import defaultdict
 from dataclasses import dataclass
 
+from service.text.words import FILLERS, weight, words
 from service.tracks.index import ALBUM, NAME, CatalogIndex, Known, is_artist
 from service.tracks.signals import Signals
-from service.text.words import FILLERS, weight, words
 
 MAX_CANDIDATES = 400  # scored at most, in order of word overlap (then shorter titles first)
 MAX_BOOST = 0.075  # the most _boost adds
@@ -52,8 +52,9 @@ def _coverage(found: list[str], cover: dict[str, float]) -> float:
     return named / total if total else 0.0
 
 
-def _quick(index: CatalogIndex, request: list[str], optional: set[str],
-           matches: dict[str, dict[str, float]]) -> dict[int, float]:
+def _quick(
+    index: CatalogIndex, request: list[str], optional: set[str], matches: dict[str, dict[str, float]]
+) -> dict[int, float]:
     """Per track holding any request word: the weighted similarity of the words it holds, the
     order candidates are scored in (and, squared, a bound on their fit)."""
     quick: dict[int, float] = defaultdict(float)
@@ -71,8 +72,9 @@ def _quick(index: CatalogIndex, request: list[str], optional: set[str],
     return quick
 
 
-def _details(track: Known, matches: dict[str, dict[str, float]]) -> tuple[
-        dict[str, tuple[float, int]], dict[int, dict[str, float]]]:
+def _details(
+    track: Known, matches: dict[str, dict[str, float]]
+) -> tuple[dict[str, tuple[float, int]], dict[int, dict[str, float]]]:
     """Each request word's best (similarity, field) in this track, and each field's words covered."""
     best: dict[str, tuple[float, int]] = {}
     cover: dict[int, dict[str, float]] = {}
@@ -95,8 +97,13 @@ def _details(track: Known, matches: dict[str, dict[str, float]]) -> tuple[
     return best, cover
 
 
-def _fit(track: Known, request: list[str], optional: set[str], found: dict[str, tuple[float, int]],
-         cover: dict[int, dict[str, float]]) -> tuple[float, str]:
+def _fit(
+    track: Known,
+    request: list[str],
+    optional: set[str],
+    found: dict[str, tuple[float, int]],
+    cover: dict[int, dict[str, float]],
+) -> tuple[float, str]:
     counted = [w for w in request if w not in optional or w in found]
     total = sum(weight(w) for w in counted)
     qcov = sum(weight(w) * found[w][0] for w in counted if w in found) / total if total else 0.0
@@ -109,19 +116,23 @@ def _fit(track: Known, request: list[str], optional: set[str], found: dict[str, 
         reason = "title matches" if tcov > 0.99 else "part of the title matches"
         reason += " (allowing for typos)" if typos else ""
         reason += "; artist matches" if artist_named else ""
-        return qcov ** 2 * (0.55 + 0.45 * min(1.0, tcov)), reason
+        return qcov**2 * (0.55 + 0.45 * min(1.0, tcov)), reason
     if artist_named:
-        return qcov ** 2 * artist_cov * ARTIST_ONLY, f"only the artist is named ({', '.join(track.artists)})"
+        return qcov**2 * artist_cov * ARTIST_ONLY, f"only the artist is named ({', '.join(track.artists)})"
     if ALBUM in fields:
         album_cov = _coverage(track.fields[ALBUM], cover.get(ALBUM, {}))
-        return qcov ** 2 * album_cov * ALBUM_ONLY, "only the album is named"
-    return qcov ** 2 * 0.5, "a word of the artist or album matches"
+        return qcov**2 * album_cov * ALBUM_ONLY, "only the album is named"
+    return qcov**2 * 0.5, "a word of the artist or album matches"
 
 
 def _boost(track: Known, signals: Signals) -> float:
     kept, played = signals.kept[track.track_id], signals.played[track.track_id]
-    return (0.03 * (kept > 0) + 0.03 * (played > 0) + 0.01 * min(kept + played, 5) / 5
-            + 0.005 * min(track.popularity, 100) / 100)
+    return (
+        0.03 * (kept > 0)
+        + 0.03 * (played > 0)
+        + 0.01 * min(kept + played, 5) / 5
+        + 0.005 * min(track.popularity, 100) / 100
+    )
 
 
 def _history(track: Known, signals: Signals) -> str:
@@ -141,8 +152,9 @@ def resolve(index: CatalogIndex, text: str, signals: Signals, limit: int) -> lis
     optional = set(request) - set(content)
     matches = {w: index.matches(w, exact_only=w in optional) for w in request}
     quick = _quick(index, request, optional, matches)
-    candidates = sorted((i for i in quick if quick[i] > 0),
-                        key=lambda i: (-quick[i], len(index.tracks[i].title)))[:MAX_CANDIDATES]
+    candidates = sorted((i for i in quick if quick[i] > 0), key=lambda i: (-quick[i], len(index.tracks[i].title)))[
+        :MAX_CANDIDATES
+    ]
     # Scoring stops at the first candidate that can neither enter the answer nor be a rival of the
     # best: its fit is at most qcov² with every word it could match matched (candidates come in
     # order of that bound). A request of common words ("love") holds hundreds of tracks: only the
@@ -181,7 +193,7 @@ def resolve(index: CatalogIndex, text: str, signals: Signals, limit: int) -> lis
         top.reason += f"; {len(rivals)} other song{'s' if len(rivals) > 1 else ''} fit as well"
     for s in [top, *rivals]:
         s.confidence = s.fit * factor
-    answer = [top] + [s for s in scored[1:] if s.fit >= ALTERNATIVE_FLOOR][:limit]
+    answer = [top, *[s for s in scored[1:] if s.fit >= ALTERNATIVE_FLOOR][:limit]]
     for s in answer:
         s.confidence = round(min(MAX_CONFIDENCE, s.confidence), 3)
         s.reason += _history(s.track, signals)

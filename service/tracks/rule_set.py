@@ -19,7 +19,6 @@ Duplicates are always checked unless ``no_duplicates`` is false.
 from __future__ import annotations
 
 import math
-
 from typing import Any
 
 from service.text.words import folded_text

@@ -13,19 +13,19 @@ import asyncio
 from collections import OrderedDict, defaultdict
 from typing import Any
 
-from service.users import stats as user_stats
 from service.errors import InvalidArgument, TrackNotInCatalog
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
+from service.storage.units import unit_of_work
+from service.text.words import folded_text
 from service.tracks import catalog, choices
 from service.tracks.check import check
 from service.tracks.index import CatalogIndex, Known
 from service.tracks.resolver import resolve
 from service.tracks.rule_set import from_profile, normalised_inline
 from service.tracks.signals import Signals, signals_of
-from service.text.words import folded_text
-from service.storage.units import unit_of_work
+from service.users import stats as user_stats
 
 BUILD_SLICE = 200  # tracks analysed between two turns of the event loop (~15 ms)
 CACHED_USERS = 64  # analysed catalogs kept (10,000 tracks ≈ 15 MB); the least recently used goes
@@ -34,8 +34,13 @@ CONFIRMED = 0.99
 
 
 def _answer(track: Known, confidence: float, reason: str) -> dict[str, Any]:
-    return {"track_id": track.track_id, "name": track.name, "artists": list(track.artists),
-            "confidence": confidence, "reason": reason}
+    return {
+        "track_id": track.track_id,
+        "name": track.name,
+        "artists": list(track.artists),
+        "confidence": confidence,
+        "reason": reason,
+    }
 
 
 class TrackService:
@@ -63,7 +68,7 @@ class TrackService:
         # them, so other users' calls are served meanwhile.
         index = CatalogIndex()
         for start in range(0, len(tracks), BUILD_SLICE):
-            index.add(tracks[start:start + BUILD_SLICE])
+            index.add(tracks[start : start + BUILD_SLICE])
             if start + BUILD_SLICE < len(tracks):
                 await asyncio.sleep(0)
         index.finish()
@@ -82,8 +87,12 @@ class TrackService:
         await user_stats.count_tracks_added(self._db, user_id, done["inserted"])
         if done["changed"]:
             self._search.tracks_changed(user_id, await catalog.describe_tracks(self._db, user_id, done["changed"]))
-        return {"user_id": user_id, "inserted": done["inserted"], "updated": done["updated"],
-                "unchanged": done["unchanged"]}
+        return {
+            "user_id": user_id,
+            "inserted": done["inserted"],
+            "updated": done["updated"],
+            "unchanged": done["unchanged"],
+        }
 
     async def describe(self, user_id: int, track_ids: list[str]) -> dict[str, dict[str, Any]]:
         return await catalog.describe_tracks(self._db, user_id, track_ids)
@@ -99,10 +108,15 @@ class TrackService:
             times = chosen["confirmations"]
             reason = f"you confirmed this track for this request ({times} time{'s' if times > 1 else ''})"
             answers = [_answer(track, CONFIRMED, reason + _kept(signals, track.track_id))] + [
-                a for a in answers if a["track_id"] != track.track_id]
+                a for a in answers if a["track_id"] != track.track_id
+            ]
         best = answers[0] if answers else None
-        return {"user_id": user_id, "resolved": best is not None and best["confidence"] >= RESOLVED_AT,
-                "best": best, "alternatives": answers[1:limit + 1]}
+        return {
+            "user_id": user_id,
+            "resolved": best is not None and best["confidence"] >= RESOLVED_AT,
+            "best": best,
+            "alternatives": answers[1 : limit + 1],
+        }
 
     @unit_of_work
     async def confirm_track(self, user_id: int, text: str, track_id: str) -> dict[str, Any]:
@@ -110,12 +124,18 @@ class TrackService:
             raise InvalidArgument("text has no letters or digits to remember it by", {"field": "text"})
         known = await catalog.describe_tracks(self._db, user_id, [track_id])
         if track_id not in known:
-            raise TrackNotInCatalog("this track is not in the user's catalog; add it with memory_upsert_tracks",
-                                    {"field": "track_id"})
+            raise TrackNotInCatalog(
+                "this track is not in the user's catalog; add it with memory_upsert_tracks", {"field": "track_id"}
+            )
         stored = await choices.confirm(self._db, user_id, text, track_id)
         track = known[track_id]
-        return {"user_id": user_id, "text": text, "track": {k: track[k] for k in ("track_id", "name", "artists")},
-                "confirmations": stored["confirmations"], "confirmed_at": stored["confirmed_at"]}
+        return {
+            "user_id": user_id,
+            "text": text,
+            "track": {k: track[k] for k in ("track_id", "name", "artists")},
+            "confirmations": stored["confirmations"],
+            "confirmed_at": stored["confirmed_at"],
+        }
 
     async def check_playlist(self, user_id: int, track_ids: list[str], rules: dict[str, Any] | None) -> dict[str, Any]:
         known = await catalog.describe_tracks(self._db, user_id, track_ids)

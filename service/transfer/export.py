@@ -22,10 +22,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.errors import InvalidArgument
-from service.transfer.memories import SECTIONS as MEMORY_SECTIONS
-from service.transfer.memories import memory_pieces
 from service.storage.database import Database
 from service.timeutil import format_iso
+from service.transfer.memories import SECTIONS as MEMORY_SECTIONS
+from service.transfer.memories import memory_pieces
 
 FORMAT = "taste-memory-export/1"
 Piece = tuple[str, list[Any], dict[str, Any]]  # (section, sort key, body)
@@ -60,14 +60,18 @@ def _fit(section: str, key: list[Any], body: dict[str, Any], budget: int, pid: s
         spans.append((start, end))
         start = end
     return [
-        ("chunk", [*key, i], {"section": section, "playlist_id": pid, "index": i, "count": len(spans),
-                              "text": text[a:b]})
+        (
+            "chunk",
+            [*key, i],
+            {"section": section, "playlist_id": pid, "index": i, "count": len(spans), "text": text[a:b]},
+        )
         for i, (a, b) in enumerate(spans)
     ]
 
 
-async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
-                 after: list[Any] | None = None) -> AsyncIterator[Piece]:
+async def pieces(
+    db: Database, user_id: int, as_of_ns: int, budget: int, after: list[Any] | None = None
+) -> AsyncIterator[Piece]:
     """The export's pieces in key order; with ``after`` (a later part's cursor) the sections and
     records wholly before it are not read again, so each part costs what it carries."""
     produced = 0
@@ -81,8 +85,9 @@ async def pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
 YIELD_EVERY = 64
 
 
-async def _pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
-                  after: list[Any] | None) -> AsyncIterator[Piece]:
+async def _pieces(
+    db: Database, user_id: int, as_of_ns: int, budget: int, after: list[Any] | None
+) -> AsyncIterator[Piece]:
     section = after[0] if after else 0
     if section == 0:
         profile = await db.profiles.find_one({"_id": user_id, "user_id": user_id})
@@ -101,8 +106,9 @@ async def _pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
             if event["recorded_ns"] <= as_of_ns:
                 # Which import wrote it here is this store's history, not the user's data; the
                 # supersession mark is derived from the events (an import recomputes it).
-                body = {"event_id": event["_id"]} | to_json({k: v for k, v in event.items()
-                                                             if k not in ("imported_by", "superseded_by")})
+                body = {"event_id": event["_id"]} | to_json(
+                    {k: v for k, v in event.items() if k not in ("imported_by", "superseded_by")}
+                )
                 for piece in _fit("preference_event", [1, event["recorded_ns"], event["_id"]], body, budget):
                     yield piece
     if section <= 2:
@@ -111,13 +117,15 @@ async def _pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
     if section <= 4:
         async for piece in _track_pieces(db, user_id, as_of_ns, budget, section, after):
             yield piece
-    async for piece in memory_pieces(db, user_id, as_of_ns, section, after, to_json,
-                                     lambda name, key, body: _fit(name, key, body, budget)):
+    async for piece in memory_pieces(
+        db, user_id, as_of_ns, section, after, to_json, lambda name, key, body: _fit(name, key, body, budget)
+    ):
         yield piece
 
 
-async def _playlist_pieces(db: Database, user_id: int, as_of_ns: int, budget: int,
-                           after: list[Any] | None) -> AsyncIterator[Piece]:
+async def _playlist_pieces(
+    db: Database, user_id: int, as_of_ns: int, budget: int, after: list[Any] | None
+) -> AsyncIterator[Piece]:
     firsts = await db.history.find({"user_id": user_id, "base_seq": 0}, {"playlist_id": 1})
     playlist_ids = sorted({b["playlist_id"] for b in firsts})
     if after is not None:
@@ -148,8 +156,9 @@ def _before(moment: Any, as_of_ns: int) -> bool:
     return moment <= datetime.fromtimestamp(as_of_ns / 1e9, tz=UTC)
 
 
-async def _track_pieces(db: Database, user_id: int, as_of_ns: int, budget: int, section: int,
-                        after: list[Any] | None) -> AsyncIterator[Piece]:
+async def _track_pieces(
+    db: Database, user_id: int, as_of_ns: int, budget: int, section: int, after: list[Any] | None
+) -> AsyncIterator[Piece]:
     """The catalog (section 3, by track id) and the confirmed choices (section 4, by text digest).
     Both are current state, not history: a track first seen after the export's moment is left
     out; one rewritten since is exported as it now is. The document-level stamp names only the
@@ -177,13 +186,29 @@ def decode_cursor(cursor: str) -> tuple[int, list[Any], int]:
     try:
         body = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
         as_of, key, part = body["t"], body["k"], body["n"]
-        if not (isinstance(as_of, int) and 0 < as_of < 2**63 and isinstance(part, int) and 1 < part < 2**31
-                and isinstance(key, list) and key and isinstance(key[0], int) and key[0] in (0, 1, 2, 3, 4, 5, 6, 7, 8)):
+        if not (
+            isinstance(as_of, int)
+            and 0 < as_of < 2**63
+            and isinstance(part, int)
+            and 1 < part < 2**31
+            and isinstance(key, list)
+            and key
+            and isinstance(key[0], int)
+            and key[0] in (0, 1, 2, 3, 4, 5, 6, 7, 8)
+        ):
             raise ValueError("cursor shape")
         # Keys compare element by element: each position must hold the type the pieces use.
-        expected = {0: [int, int], 1: [int, int, str, int], 2: [int, str, int, int, int], 3: [int, str, int],
-                    4: [int, str, int], 5: [int, str, int], 6: [int, str, int], 7: [int, str, int],
-                    8: [int, str, int]}[key[0]]
+        expected = {
+            0: [int, int],
+            1: [int, int, str, int],
+            2: [int, str, int, int, int],
+            3: [int, str, int],
+            4: [int, str, int],
+            5: [int, str, int],
+            6: [int, str, int],
+            7: [int, str, int],
+            8: [int, str, int],
+        }[key[0]]
         if len(key) > len(expected) or any(type(v) is not t for v, t in zip(key, expected, strict=False)):
             raise ValueError("cursor key shape")
         return as_of, key, part

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.users import directory as users
 from service.errors import EventIdTaken, UserHasData
-from service.transfer.build import ImportPlan, build
 from service.ledger.projection import rebuild_head
-from service.storage.database import Database
 from service.profiles.supersession import remark
+from service.storage.database import Database
+from service.transfer.build import ImportPlan, build
+from service.users import directory as users
+
 
 async def has_data(db: Database, user_id: int) -> bool:
     for collection in db.user_collections():
@@ -29,25 +30,34 @@ async def _refuse_taken_event_ids(db: Database, plan: ImportPlan) -> None:
     another user are refused (an import never writes over, or beside, another user's records)."""
     ids = [e["_id"] for e in plan.preference_events]
     for start in range(0, len(ids), 500):
-        taken = await db.preference_events.find({"_id": {"$in": ids[start:start + 500]},
-                                                 "user_id": {"$ne": plan.user_id}}, {"_id": 1})
+        taken = await db.preference_events.find(
+            {"_id": {"$in": ids[start : start + 500]}, "user_id": {"$ne": plan.user_id}}, {"_id": 1}
+        )
         if taken:
-            raise EventIdTaken("preference events of this export are stored for another user (the export is "
-                               "already imported there); import it where those ids are free",
-                               {"reason": "event_id_taken", "field": "data.preference_events",
-                                "event_ids": sorted(str(t["_id"]) for t in taken)[:10]})
+            raise EventIdTaken(
+                "preference events of this export are stored for another user (the export is "
+                "already imported there); import it where those ids are free",
+                {
+                    "reason": "event_id_taken",
+                    "field": "data.preference_events",
+                    "event_ids": sorted(str(t["_id"]) for t in taken)[:10],
+                },
+            )
 
 
-async def import_user(db: Database, parts: list[Any], user_id: int, caps: dict[str, int],
-                      replace: bool = False) -> tuple[dict[str, int], bool]:
+async def import_user(
+    db: Database, parts: list[Any], user_id: int, caps: dict[str, int], replace: bool = False
+) -> tuple[dict[str, int], bool]:
     """Load an export for ``user_id``: the counts per kind, and whether data of the user was
     replaced. A user who already has data is refused (``UserHasData``) unless ``replace``."""
     plan = build(parts, user_id)
     await _refuse_taken_event_ids(db, plan)
     replaced = await has_data(db, user_id)
     if replaced and not replace:
-        raise UserHasData(f"user {user_id} already has data; delete it first, or import with replace",
-                          {"reason": "user_has_data", "field": "user_id"})
+        raise UserHasData(
+            f"user {user_id} already has data; delete it first, or import with replace",
+            {"reason": "user_has_data", "field": "user_id"},
+        )
     if replaced:
         await users.delete_user(db, user_id)
     await write(db, plan, caps)

@@ -20,8 +20,12 @@ from service.storage.database import Database
 from service.timeutil import parse_iso
 
 # Export section → the list it fills in the export document.
-SECTIONS = {"memory": "memories", "play_bucket": "plays", "memory_aging": "memory_aging",
-            "memory_controls": "memory_controls"}
+SECTIONS = {
+    "memory": "memories",
+    "play_bucket": "plays",
+    "memory_aging": "memory_aging",
+    "memory_controls": "memory_controls",
+}
 Fit = Callable[[str, list[Any], dict[str, Any]], list[tuple[str, list[Any], dict[str, Any]]]]
 _NOT_EXPORTED = ("_id", "user_id", "written_by", "entity_key")
 
@@ -36,10 +40,18 @@ def _suffix(doc: dict[str, Any]) -> str:
     return str(doc["_id"]).split(":", 1)[1]  # the id without its "<user_id>:" prefix
 
 
-async def memory_pieces(db: Database, user_id: int, as_of_ns: int, section: int, after: list[Any] | None,
-                        to_json: Callable[[Any], Any], fit: Fit) -> AsyncIterator[tuple[str, list[Any], dict[str, Any]]]:
+async def memory_pieces(
+    db: Database,
+    user_id: int,
+    as_of_ns: int,
+    section: int,
+    after: list[Any] | None,
+    to_json: Callable[[Any], Any],
+    fit: Fit,
+) -> AsyncIterator[tuple[str, list[Any], dict[str, Any]]]:
     """Section 5 (memories by id), 6 (play buckets by month and part), 7 (aging records by id), 8
     (the user's switches, when ever set)."""
+
     def later(number: int, key: str) -> bool:
         return section < number or key >= after[1]  # type: ignore[index]
 
@@ -65,8 +77,9 @@ async def memory_pieces(db: Database, user_id: int, as_of_ns: int, section: int,
                     yield piece
     controls = await db.memory_controls.find_one({"_id": user_id, "user_id": user_id})
     if controls is not None and later(8, "controls"):
-        for piece in fit("memory_controls", [8, "controls"], to_json(
-                {k: v for k, v in controls.items() if k not in _NOT_EXPORTED})):
+        for piece in fit(
+            "memory_controls", [8, "controls"], to_json({k: v for k, v in controls.items() if k not in _NOT_EXPORTED})
+        ):
             yield piece
 
 
@@ -78,21 +91,40 @@ def _dates(item: dict[str, Any], *names: str) -> dict[str, Any]:
 def memory_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
     memory_id, entities = body.get("memory_id"), body.get("entities")
     importance = body.get("importance")
-    if not (isinstance(memory_id, str) and is_memory_id(memory_id) and body.get("type") in MEMORY_TYPES
-            and isinstance(entities, list) and entities and all(isinstance(e, str) and e for e in entities)
-            and isinstance(body.get("summary"), str) and type(importance) is int and 1 <= importance <= 10):
+    if not (
+        isinstance(memory_id, str)
+        and is_memory_id(memory_id)
+        and body.get("type") in MEMORY_TYPES
+        and isinstance(entities, list)
+        and entities
+        and all(isinstance(e, str) and e for e in entities)
+        and isinstance(body.get("summary"), str)
+        and type(importance) is int
+        and 1 <= importance <= 10
+    ):
         raise InvalidArgument("a memory in the export is malformed", {"field": "data.memories", "memory_id": memory_id})
     doc = _dates(body, "timestamp", "last_seen_at", "validated_at", "created_at", "updated_at")
-    return {**doc, "_id": memory_key(user_id, memory_id), "user_id": user_id, "entity_key": entity_key(entities),
-            "written_by": written_by()}
+    return {
+        **doc,
+        "_id": memory_key(user_id, memory_id),
+        "user_id": user_id,
+        "entity_key": entity_key(entities),
+        "written_by": written_by(),
+    }
 
 
 def bucket_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
     plays = body.get("plays")
-    if not (isinstance(body.get("bucket_id"), str) and isinstance(body.get("month"), str)
-            and type(body.get("part")) is int and isinstance(plays, list)
-            and all(isinstance(p, dict) and isinstance(p.get("artist"), str) and isinstance(p.get("played_at"), str)
-                    for p in plays)):
+    if not (
+        isinstance(body.get("bucket_id"), str)
+        and isinstance(body.get("month"), str)
+        and type(body.get("part")) is int
+        and isinstance(plays, list)
+        and all(
+            isinstance(p, dict) and isinstance(p.get("artist"), str) and isinstance(p.get("played_at"), str)
+            for p in plays
+        )
+    ):
         raise InvalidArgument("a play bucket in the export is malformed", {"field": "data.plays"})
     doc = _dates({k: v for k, v in body.items() if k != "bucket_id"}, "updated_at")
     doc["plays"] = [_dates(p, "played_at") for p in plays]
@@ -119,5 +151,8 @@ def controls_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
 
 # Export list → the builder of its stored documents (the collection has the list's name).
 BUILDERS: dict[str, Callable[[int, dict[str, Any]], dict[str, Any]]] = {
-    "memories": memory_document, "plays": bucket_document, "memory_aging": aging_document,
-    "memory_controls": controls_document}
+    "memories": memory_document,
+    "plays": bucket_document,
+    "memory_aging": aging_document,
+    "memory_controls": controls_document,
+}

@@ -26,8 +26,9 @@ def checking(section: str) -> Iterator[None]:
         raise
     except (KeyError, TypeError, ValueError, AttributeError, IndexError, RecursionError) as exc:
         where = "data" if section == "data" else f"data.{section}"
-        raise InvalidArgument(f"the export is malformed in {where} ({type(exc).__name__}: {exc})"[:300],
-                              {"field": where}) from None
+        raise InvalidArgument(
+            f"the export is malformed in {where} ({type(exc).__name__}: {exc})"[:300], {"field": where}
+        ) from None
 
 
 def record(value: Any, section: str) -> dict[str, Any]:
@@ -37,9 +38,16 @@ def record(value: Any, section: str) -> dict[str, Any]:
 
 
 # A piece's section → the export list it belongs to (what an error names).
-LISTS = {"profile": "profile", "preference_event": "preference_events", "track": "tracks",
-         "track_choice": "track_choices", "playlist": "playlists", "snapshot": "playlists", "event": "playlists",
-         **{section: name for section, name in MEMORY_SECTIONS.items()}}
+LISTS = {
+    "profile": "profile",
+    "preference_event": "preference_events",
+    "track": "tracks",
+    "track_choice": "track_choices",
+    "playlist": "playlists",
+    "snapshot": "playlists",
+    "event": "playlists",
+    **dict(MEMORY_SECTIONS.items()),
+}
 
 
 def _place(merged: dict[str, Any], section: str, body: Any, pid: str | None) -> None:
@@ -104,8 +112,14 @@ def _merge_part(merged: dict[str, Any], data: Any, pending: str) -> str:
 
 def merge_parts(parts: list[Any]) -> dict[str, Any]:
     """Join continuation parts: playlists split across parts, oversize pieces sent as chunks."""
-    merged: dict[str, Any] = {"profile": None, "preference_events": [], "playlists": {}, "tracks": [],
-                              "track_choices": [], **{name: [] for name in MEMORY_SECTIONS.values()}}
+    merged: dict[str, Any] = {
+        "profile": None,
+        "preference_events": [],
+        "playlists": {},
+        "tracks": [],
+        "track_choices": [],
+        **{name: [] for name in MEMORY_SECTIONS.values()},
+    }
     if not parts:
         raise InvalidArgument("the export has no part", {"field": "data"})
     pending = ""

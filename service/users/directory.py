@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.users import stats as user_stats
 from service.audit.trail import replace_with_tombstone
 from service.storage.database import Database
+from service.users import stats as user_stats
 
 
 async def list_users(db: Database, limit: int, visible: set[int] | None = None) -> list[dict[str, Any]]:
@@ -20,9 +20,20 @@ async def delete_user(db: Database, user_id: int) -> int:
     deleted = 0
     # History first: a playlist document without history cannot be rebuilt by a concurrent read,
     # while history without its document would be rolled forward into view again.
-    for collection in (db.history, db.playlists, db.idempotency, db.cursors, db.preference_events, db.profiles,
-                       db.tracks, db.track_choices, db.memories, db.plays, db.memory_aging,
-                       db.memory_controls):
+    for collection in (
+        db.history,
+        db.playlists,
+        db.idempotency,
+        db.cursors,
+        db.preference_events,
+        db.profiles,
+        db.tracks,
+        db.track_choices,
+        db.memories,
+        db.plays,
+        db.memory_aging,
+        db.memory_controls,
+    ):
         deleted += await collection.delete_many({"user_id": user_id})
     await user_stats.forget(db, user_id)
     # The trail named playlists and requests of this user; what remains says only that, when and

@@ -15,8 +15,9 @@ from service.users import directory
 
 
 class UserService:
-    def __init__(self, db: Database, settle: Callable[[], Awaitable[None]],
-                 reload_user: Callable[[int], Awaitable[None]]) -> None:
+    def __init__(
+        self, db: Database, settle: Callable[[], Awaitable[None]], reload_user: Callable[[int], Awaitable[None]]
+    ) -> None:
         self._db = db
         self._settle = settle  # playlist documents a failed write left behind, rolled forward
         self._reload_user = reload_user  # the search index of a user whose data changed wholesale

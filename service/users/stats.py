@@ -15,10 +15,19 @@ from typing import Any
 from service.storage.database import Database
 
 # Records that make a user listed without being shown by ops.list_users: (collection, counter).
-CATALOG_COUNTS = (("tracks", "track_count"), ("memories", "memory_count"), ("plays", "play_bucket_count"),
-                  ("memory_aging", "aging_event_count"))
-FIELDS = ("playlist_count", "preference_event_count", "profile_version", "updated_at",
-          *(field for _, field in CATALOG_COUNTS))
+CATALOG_COUNTS = (
+    ("tracks", "track_count"),
+    ("memories", "memory_count"),
+    ("plays", "play_bucket_count"),
+    ("memory_aging", "aging_event_count"),
+)
+FIELDS = (
+    "playlist_count",
+    "preference_event_count",
+    "profile_version",
+    "updated_at",
+    *(field for _, field in CATALOG_COUNTS),
+)
 
 
 def _key(user_id: int) -> dict[str, int]:
@@ -92,13 +101,17 @@ async def recount_all(db: Database) -> int:
 
     One grouped count per collection, not a query per user."""
     groups: dict[int, dict[str, Any]] = {}
-    for collection, field in ((db.playlists, "playlist_count"), (db.preference_events, "preference_event_count"),
-                              *((getattr(db, name), field) for name, field in CATALOG_COUNTS)):
+    for collection, field in (
+        (db.playlists, "playlist_count"),
+        (db.preference_events, "preference_event_count"),
+        *((getattr(db, name), field) for name, field in CATALOG_COUNTS),
+    ):
         for user_id, count in (await collection.count_by_user()).items():
             groups.setdefault(user_id, {})[field] = count
     for profile in await db.profiles.find({}, {"version": 1, "updated_at": 1}):
-        groups.setdefault(profile["_id"], {}).update(profile_version=profile["version"],
-                                                     updated_at=profile["updated_at"])
+        groups.setdefault(profile["_id"], {}).update(
+            profile_version=profile["version"], updated_at=profile["updated_at"]
+        )
     stored = {s["_id"]: s for s in await db.user_stats.find({})}
     for user_id, found in groups.items():
         counts = {**dict.fromkeys(FIELDS, 0), "updated_at": None, **found}

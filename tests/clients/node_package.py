@@ -46,10 +46,16 @@ class NodePackage:
                 return
             done = subprocess.run(
                 ["npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error"],
-                cwd=self.directory, capture_output=True, text=True, timeout=INSTALL_TIMEOUT, stdin=subprocess.DEVNULL,
+                cwd=self.directory,
+                capture_output=True,
+                text=True,
+                timeout=INSTALL_TIMEOUT,
+                stdin=subprocess.DEVNULL,
             )
             assert done.returncode == 0, f"npm ci failed in {self.directory}:\n{done.stdout}\n{done.stderr}"
-            assert self.installed() == self.pinned(), f"npm ci installed {self.name} {self.installed()}, not {self.pinned()}"
+            assert self.installed() == self.pinned(), (
+                f"npm ci installed {self.name} {self.installed()}, not {self.pinned()}"
+            )
 
 
 HERE = Path(__file__).parent

@@ -65,8 +65,15 @@ def from_config(client: str, body: str) -> list[Launch]:
             assert declared in ("stdio", "http", "sse"), f"VS Code needs a type on {name}"
         if "command" in entry:
             assert declared in (None, "stdio"), entry
-            launches.append(Launch(client, name, command=entry["command"], args=list(entry.get("args", [])),
-                                   env=dict(entry.get("env", {}))))
+            launches.append(
+                Launch(
+                    client,
+                    name,
+                    command=entry["command"],
+                    args=list(entry.get("args", [])),
+                    env=dict(entry.get("env", {})),
+                )
+            )
         else:
             launches.append(_url_launch(client, name, entry["url"], declared))
     return launches
@@ -75,7 +82,7 @@ def from_config(client: str, body: str) -> list[Launch]:
 def _claude_mcp_add(argv: list[str]) -> Launch:
     """``claude mcp add [--transport T] [--scope S] [-e K=V]... NAME (URL | -- COMMAND ARGS...)``."""
     assert argv[:3] == ["claude", "mcp", "add"], argv
-    words, command = (argv[3:argv.index("--")], argv[argv.index("--") + 1:]) if "--" in argv else (argv[3:], [])
+    words, command = (argv[3 : argv.index("--")], argv[argv.index("--") + 1 :]) if "--" in argv else (argv[3:], [])
     options: dict[str, list[str]] = {}
     positional = []
     i = 0
@@ -99,7 +106,7 @@ def _inspector(argv: list[str]) -> Launch:
     """``npx @modelcontextprotocol/inspector --cli [-e K=V]... [--method M] (URL | -- COMMAND ARGS...)``."""
     assert argv[:3] == ["npx", "@modelcontextprotocol/inspector", "--cli"], argv
     if "--" in argv:
-        options, command = argv[3:argv.index("--")], argv[argv.index("--") + 1:]
+        options, command = argv[3 : argv.index("--")], argv[argv.index("--") + 1 :]
         env = dict(options[i + 1].split("=", 1) for i, word in enumerate(options) if word == "-e")
         return Launch("inspector", "stdio", command=command[0], args=command[1:], env=env, argv=argv)
     url = next(word for word in argv if word.startswith("http"))

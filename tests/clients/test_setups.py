@@ -24,8 +24,14 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from service.settings import Settings
 from tests.clients.node_package import INSPECTOR, skip_without_node
 from tests.clients.setups import PLACEHOLDER, Launch, launches, snippets
-from tests.e2e.server_process import (CALL_TIMEOUT, WireCaller, _session, running_server, sse_session,
-                                      streamable_http_session)
+from tests.e2e.server_process import (
+    CALL_TIMEOUT,
+    WireCaller,
+    _session,
+    running_server,
+    sse_session,
+    streamable_http_session,
+)
 from tools.specs.catalog import TOOL_SPECS
 
 pytestmark = pytest.mark.slow
@@ -77,8 +83,9 @@ async def stdio_as_written(launch: Launch, tmp_path: Path) -> AsyncIterator[Wire
         cwd=str(tmp_path),
     )
     with open(tmp_path / "stdio-server.log", "w") as errlog:
-        async with _session(Client(stdio_client(parameters, errlog=errlog), cache=None,
-                                   read_timeout_seconds=CALL_TIMEOUT)) as call:
+        async with _session(
+            Client(stdio_client(parameters, errlog=errlog), cache=None, read_timeout_seconds=CALL_TIMEOUT)
+        ) as call:
             yield call
 
 
@@ -111,15 +118,17 @@ def run_inspector(argv: list[str], data_dir: Path, port: int | None, cwd: Path) 
     if port is not None:
         words = [word.replace(":8765", f":{port}") for word in words]
     command = [str(INSPECTOR.directory / "node_modules" / ".bin" / "mcp-inspector"), *words]
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=INSPECTOR_TIMEOUT,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, timeout=INSPECTOR_TIMEOUT, stdin=subprocess.DEVNULL
+    )
     assert done.returncode == 0, f"{command} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return json.loads(done.stdout)
 
 
 @skip_without_node
-@pytest.mark.parametrize("launch", [launch for launch in launches() if launch.client == "inspector"],
-                         ids=lambda launch: launch.transport)
+@pytest.mark.parametrize(
+    "launch", [launch for launch in launches() if launch.client == "inspector"], ids=lambda launch: launch.transport
+)
 def test_the_inspector_lines_run_in_the_inspector(launch: Launch, tmp_path: Path) -> None:
     INSPECTOR.ensure_installed()
     data_dir = tmp_path / "data"

@@ -19,15 +19,26 @@ from tests.e2e.server_process import running_server, sse_session, streamable_htt
 pytestmark = [pytest.mark.slow, skip_without_node]
 
 PATCH = {"playlist_rules": {"max_tracks_per_artist": 2}, "core_genres": ["symphonic metal"]}
-PROMPTS = {"start_session", "remember_preference", "make_playlist_under_my_rules", "what_was_in_that_playlist",
-           "follow_up_recommendations"}
+PROMPTS = {
+    "start_session",
+    "remember_preference",
+    "make_playlist_under_my_rules",
+    "what_was_in_that_playlist",
+    "follow_up_recommendations",
+}
 SCRIPT_TIMEOUT = 60.0
 
 
 def run_script(url: str, transport: str, user_id: int) -> dict[str, Any]:
     package = TYPESCRIPT_SDK.directory
-    done = subprocess.run(["node", str(package / "client.mjs"), url, transport, str(user_id)], cwd=package,
-                          capture_output=True, text=True, timeout=SCRIPT_TIMEOUT, stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        ["node", str(package / "client.mjs"), url, transport, str(user_id)],
+        cwd=package,
+        capture_output=True,
+        text=True,
+        timeout=SCRIPT_TIMEOUT,
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, f"client.mjs exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     return json.loads(done.stdout)
 

@@ -37,12 +37,17 @@ class Person:
 
 
 async def seeded(call: Caller) -> dict[str, Any]:
-    await call.ok("memory_update_profile", {"user_id": USER, "patch": {"likes": ["Nightwish"]},
-                                            "create_if_missing": True})
-    event = await call.ok("memory_append_preference_event", {"user_id": USER, "type": "like", "source": "user",
-                                                             "payload": {"artist": "Nightwish"}})
-    return {"event_id": event["event_id"], "export": (await call.ok("memory_export_user_data",
-                                                                      {"user_id": USER}))["data"]}
+    await call.ok(
+        "memory_update_profile", {"user_id": USER, "patch": {"likes": ["Nightwish"]}, "create_if_missing": True}
+    )
+    event = await call.ok(
+        "memory_append_preference_event",
+        {"user_id": USER, "type": "like", "source": "user", "payload": {"artist": "Nightwish"}},
+    )
+    return {
+        "event_id": event["event_id"],
+        "export": (await call.ok("memory_export_user_data", {"user_id": USER}))["data"],
+    }
 
 
 def destructive_calls(found: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -69,7 +74,7 @@ async def test_the_user_is_asked_and_yes_goes_ahead(settings: Settings, tool: st
         after = await stored(call)
     assert len(person.asked) == 1
     question = person.asked[0]
-    assert f"user {USER}" in question.message and "undone" in question.message or tool == "memory_import_user_data"
+    assert (f"user {USER}" in question.message and "undone" in question.message) or tool == "memory_import_user_data"
     assert question.requested_schema["properties"]["confirm"]["type"] == "boolean"
     if tool != "memory_import_user_data":
         assert after != before  # it happened
@@ -79,11 +84,19 @@ async def test_the_user_is_asked_and_yes_goes_ahead(settings: Settings, tool: st
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("tool", ["memory_forget", "memory_import_user_data", "memory_delete_user_data"])
-@pytest.mark.parametrize(("person", "reason"), [
-    (Person("decline"), "declined"), (Person("cancel"), "cancelled"), (Person("accept", confirm=False), "declined"),
-    (Person("accept", fail=True), "unanswered")], ids=["decline", "cancel", "accept-but-no", "client-error"])
-async def test_anything_but_yes_changes_nothing(settings: Settings, tool: str, person: Person, reason: str,
-                                                mode: str) -> None:
+@pytest.mark.parametrize(
+    ("person", "reason"),
+    [
+        (Person("decline"), "declined"),
+        (Person("cancel"), "cancelled"),
+        (Person("accept", confirm=False), "declined"),
+        (Person("accept", fail=True), "unanswered"),
+    ],
+    ids=["decline", "cancel", "accept-but-no", "client-error"],
+)
+async def test_anything_but_yes_changes_nothing(
+    settings: Settings, tool: str, person: Person, reason: str, mode: str
+) -> None:
     person.asked.clear()
     async with connected(settings, elicitation_callback=person, mode=mode) as call:
         found = await seeded(call)

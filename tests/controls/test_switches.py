@@ -50,8 +50,10 @@ async def test_memory_off_refuses_every_write_and_reads_as_empty_until_turned_on
     assert len(GATED_WRITES) >= 13 and all(name in BASELINES for name in GATED_WRITES), "a write tool lacks a baseline"
     async with connected(settings) as call:
         await _seed(call)
-        await call.ok("memory_add", {"user_id": USER, "type": "insight", "entities": ["Jazz"], "summary": "Loves jazz",
-                                     "importance": 9})
+        await call.ok(
+            "memory_add",
+            {"user_id": USER, "type": "insight", "entities": ["Jazz"], "summary": "Loves jazz", "importance": 9},
+        )
         profile = await call.ok("memory_get_profile", {"user_id": USER})
         calls = await _valid_calls(call)
         before = await _stored(call)
@@ -63,7 +65,11 @@ async def test_memory_off_refuses_every_write_and_reads_as_empty_until_turned_on
         assert await _stored(call) == before, "a refused write stored something"
         # Reads answer as for a user with no data; nothing was deleted.
         assert await call.ok("memory_get_profile", {"user_id": USER}) == {
-            "user_id": USER, "profile": {}, "version": 0, "updated_at": None}
+            "user_id": USER,
+            "profile": {},
+            "version": 0,
+            "updated_at": None,
+        }
         assert (await call.ok("memory_get_playlists", {"user_id": USER}))["items"] == []
         await call.error("memory_get_playlist", {"user_id": USER, "playlist_id": EXISTING}, "NOT_FOUND")
         await call.error("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": EXISTING}, "NOT_FOUND")
@@ -131,7 +137,8 @@ async def test_the_switches_travel_with_an_export(settings: Settings) -> None:
         await call.ok("memory_set_enabled", {"user_id": USER, "enabled": False})
         exported = await call.service.transfer.export_all(USER)
         assert [{k: v for k, v in c.items() if k != "updated_at"} for c in exported["memory_controls"]] == [
-            {"enabled": False, "paused_until": UNTIL}]
+            {"enabled": False, "paused_until": UNTIL}
+        ]
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
         await call.service.transfer.import_counts([exported], 7)
         copied = await call.ok("memory_status", {"user_id": 7})

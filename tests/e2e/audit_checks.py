@@ -11,16 +11,23 @@ from service.settings import Settings
 from tests.e2e.test_audit_and_observability import audit_vias
 
 
-def assert_logged_and_audited(made: list[str], logged: list[dict[str, Any]], trail: list[dict[str, Any]],
-                              writes: Collection[str], token_id: str, user_id: int, settings: Settings,
-                              wrote_nothing: Collection[int] = ()) -> None:
+def assert_logged_and_audited(
+    made: list[str],
+    logged: list[dict[str, Any]],
+    trail: list[dict[str, Any]],
+    writes: Collection[str],
+    token_id: str,
+    user_id: int,
+    settings: Settings,
+    wrote_nothing: Collection[int] = (),
+) -> None:
     """``made``: the wire names called, in order; ``writes``: PRD names of the tools that write;
     ``wrote_nothing``: positions in ``made`` of write calls that changed nothing (no entry)."""
-    assert [line["tool"] for line in logged][-len(made):] == [m.replace("_", ".", 1) for m in made]
+    assert [line["tool"] for line in logged][-len(made) :] == [m.replace("_", ".", 1) for m in made]
     by_request: dict[str, list[dict[str, Any]]] = {}
     for entry in trail:
         by_request.setdefault(entry["request_id"], []).append(entry)
-    for position, line in enumerate(logged[-len(made):]):
+    for position, line in enumerate(logged[-len(made) :]):
         entries = by_request.get(line["request_id"], [])
         if line["tool"] in writes and position not in wrote_nothing:
             assert entries, f"no audit entry for {line['tool']}"

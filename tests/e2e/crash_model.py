@@ -19,7 +19,10 @@ MAX_LENGTH = 24
 
 # --- the model ----------------------------------------------------------------------------
 
-def apply(tracks: list[str], meta: dict[str, Any], kind: str, payload: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+
+def apply(
+    tracks: list[str], meta: dict[str, Any], kind: str, payload: dict[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
     """PRD mutation semantics, written independently of the service."""
     meta = dict(meta)
     if kind == "ADD_TRACKS":
@@ -108,13 +111,18 @@ class PlaylistModel:
             kind, payload = "REORDER", {"track_ids": order}
         else:
             kind = "UPDATE_META"
-            payload = rng.choice([
-                {"name": f"{self.pid} take {rng.randint(1, 10**6)}"},
-                {"description": f"rev {rng.randint(1, 10**6)}"},
-                {"intent_tags": rng.sample(["upbeat", "breathers", "metal", "pop", "drive", "calm"], 2)},
-            ])
+            payload = rng.choice(
+                [
+                    {"name": f"{self.pid} take {rng.randint(1, 10**6)}"},
+                    {"description": f"rev {rng.randint(1, 10**6)}"},
+                    {"intent_tags": rng.sample(["upbeat", "breathers", "metal", "pop", "drive", "calm"], 2)},
+                ]
+            )
         return "memory_log_playlist_mutation", {
-            "user_id": USER, "playlist_id": self.pid, "type": kind, "payload": payload,
+            "user_id": USER,
+            "playlist_id": self.pid,
+            "type": kind,
+            "payload": payload,
             "client_event_id": str(uuid.uuid4()),
         }
 
@@ -185,7 +193,9 @@ class EventsModel:
         self.counter += 1
         marker = f"crash-marker-{self.counter}-{uuid.uuid4().hex[:8]}"
         return "memory_append_preference_event", {
-            "user_id": USER, "type": rng.choice(["like", "dislike", "feedback", "note"]), "source": "user",
+            "user_id": USER,
+            "type": rng.choice(["like", "dislike", "feedback", "note"]),
+            "source": "user",
             "payload": {"raw_text": f"note {self.counter}", "marker": marker},
         }
 
@@ -205,10 +215,19 @@ class Model:
         lists = []
         for n in range(PLAYLISTS):
             pid = playlist(900 + n)
-            lists.append(PlaylistModel(pid, {
-                "user_id": USER, "playlist_id": pid, "name": f"crash list {n}", "description": "",
-                "track_ids": [f"{pid[-3:]}seed{i:012d}" for i in range(5)],
-                "intent_tags": ["crash", f"n{n}"], "seed_context": {"round": 0},
-                "idempotency_key": f"create-{pid}",
-            }))
+            lists.append(
+                PlaylistModel(
+                    pid,
+                    {
+                        "user_id": USER,
+                        "playlist_id": pid,
+                        "name": f"crash list {n}",
+                        "description": "",
+                        "track_ids": [f"{pid[-3:]}seed{i:012d}" for i in range(5)],
+                        "intent_tags": ["crash", f"n{n}"],
+                        "seed_context": {"round": 0},
+                        "idempotency_key": f"create-{pid}",
+                    },
+                )
+            )
         return cls(lists)

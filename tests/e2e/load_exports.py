@@ -37,8 +37,12 @@ def scratch_user_of(session: int) -> int:
 
 
 def is_empty_export(data: dict[str, Any]) -> bool:
-    return data.get("profile") is None and not data.get("preference_events") and not data.get("playlists") \
+    return (
+        data.get("profile") is None
+        and not data.get("preference_events")
+        and not data.get("playlists")
         and not data.get("chunks")
+    )
 
 
 class ExportsAndDeletes:
@@ -91,8 +95,11 @@ class ExportsAndDeletes:
             stored = exported["playlists"].get(plist.pid)
             expect(stored is not None, f"{self.tag}: export lacks acknowledged playlist {plist.pid}")
             ids = [e["event_id"] for e in stored["events"]]
-            expect(ids == plist.event_ids, f"{self.tag}: export of {plist.pid} holds {len(ids)} events, "
-                   f"not the {len(plist.event_ids)} acknowledged, in order")
+            expect(
+                ids == plist.event_ids,
+                f"{self.tag}: export of {plist.pid} holds {len(ids)} events, "
+                f"not the {len(plist.event_ids)} acknowledged, in order",
+            )
         shared = exported["playlists"].get(self.shared_pid, {"events": []})
         missing = set(self.shared_event_ids) - {e["event_id"] for e in shared["events"]}
         expect(not missing, f"{self.tag}: export lacks {len(missing)} acknowledged shared appends")
@@ -107,20 +114,42 @@ class ExportsAndDeletes:
         user, cycle = self.scratch_user, self.scratch_cycles + 1
         pid = f"{self.tag}scratch{cycle:04d}"
         tracks = [self.new_track() for _ in range(4)]
-        created = await call("create scratch", "memory_log_playlist_create", {
-            "user_id": user, "playlist_id": pid, "name": f"scratch {self.tag} {cycle}", "track_ids": tracks,
-            "idempotency_key": f"load-scratch-{pid}"})
+        created = await call(
+            "create scratch",
+            "memory_log_playlist_create",
+            {
+                "user_id": user,
+                "playlist_id": pid,
+                "name": f"scratch {self.tag} {cycle}",
+                "track_ids": tracks,
+                "idempotency_key": f"load-scratch-{pid}",
+            },
+        )
         added = [self.new_track() for _ in range(2)]
         event_ids = []
         for track_id in added:
-            result = await call("mutation scratch", "memory_log_playlist_mutation", {
-                "user_id": user, "playlist_id": pid, "type": "ADD_TRACKS", "payload": {"track_ids": [track_id]},
-                "client_event_id": self.client_event_id()})
+            result = await call(
+                "mutation scratch",
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": user,
+                    "playlist_id": pid,
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track_id]},
+                    "client_event_id": self.client_event_id(),
+                },
+            )
             event_ids.append(result["event_id"])
-        await call("update_profile scratch", "memory_update_profile", {
-            "user_id": user, "patch": {"scratch": {self.tag: cycle}}, "reason": "load test scratch"})
-        preference = await call("append_preference_event scratch", "memory_append_preference_event", {
-            "user_id": user, "type": "note", "source": "user", "payload": {"raw_text": f"scratch {self.tag} {cycle}"}})
+        await call(
+            "update_profile scratch",
+            "memory_update_profile",
+            {"user_id": user, "patch": {"scratch": {self.tag: cycle}}, "reason": "load test scratch"},
+        )
+        preference = await call(
+            "append_preference_event scratch",
+            "memory_append_preference_event",
+            {"user_id": user, "type": "note", "source": "user", "payload": {"raw_text": f"scratch {self.tag} {cycle}"}},
+        )
 
         exported = await self.export(call, user, "export scratch user")
         where = f"{self.tag}: export of scratch user {user}, cycle {cycle}"
@@ -130,10 +159,14 @@ class ExportsAndDeletes:
         expect(stored["snapshots"][0]["snapshot_id"] == created["snapshot_id"], f"{where}: creation snapshot")
         expect(stored["snapshots"][0]["track_ids"] == tracks, f"{where}: creation tracks")
         profile = exported["profile"] or {}
-        expect((profile.get("profile"), profile.get("version")) == ({"scratch": {self.tag: cycle}}, 1),
-               f"{where}: profile {profile.get('profile')} v{profile.get('version')} (a delete leaves none)")
-        expect([e["event_id"] for e in exported["preference_events"]] == [preference["event_id"]],
-               f"{where}: preference events differ")
+        expect(
+            (profile.get("profile"), profile.get("version")) == ({"scratch": {self.tag: cycle}}, 1),
+            f"{where}: profile {profile.get('profile')} v{profile.get('version')} (a delete leaves none)",
+        )
+        expect(
+            [e["event_id"] for e in exported["preference_events"]] == [preference["event_id"]],
+            f"{where}: preference events differ",
+        )
 
         deleted = await call("delete scratch user", "memory_delete_user_data", {"user_id": user, "confirm": True})
         expect(deleted["user_id"] == user and deleted["deleted"] is True, f"{where}: delete answered {deleted}")

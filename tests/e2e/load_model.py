@@ -29,9 +29,20 @@ WORDS = ["upbeat", "breather", "metal", "symphonic", "drive", "calm", "pop", "ni
 # rare: it counts every user's data, so it is by far the most expensive call and would otherwise
 # dominate the server's time.
 MIX: dict[str, int] = {
-    "get_profile": 10, "get_playlists": 7, "get_playlist": 8, "reconstruct": 12, "search": 8, "list_users": 1,
-    "create": 3, "mutate": 20, "shared_append": 8, "profile": 8, "preference": 8, "retry": 2,
+    "get_profile": 10,
+    "get_playlists": 7,
+    "get_playlist": 8,
+    "reconstruct": 12,
+    "search": 8,
+    "list_users": 1,
+    "create": 3,
+    "mutate": 20,
+    "shared_append": 8,
+    "profile": 8,
+    "preference": 8,
+    "retry": 2,
 }
+
 
 def user_of(session: int) -> int:
     return session // SESSIONS_PER_USER + 1
@@ -45,8 +56,9 @@ def shared_initial_tracks(user: int) -> list[str]:
     return [f"u{user:02d}shared{i:05d}" for i in range(SHARED_INITIAL)]
 
 
-def apply(tracks: list[str], meta: dict[str, Any], kind: str,
-          payload: dict[str, Any]) -> tuple[list[str], dict[str, Any]]:
+def apply(
+    tracks: list[str], meta: dict[str, Any], kind: str, payload: dict[str, Any]
+) -> tuple[list[str], dict[str, Any]]:
     """The README's mutation semantics for the forms this test sends, independent of the service's code."""
     if kind == "ADD_TRACKS":
         at = payload.get("insert_at", len(tracks))
@@ -112,11 +124,19 @@ class SessionModel(ExportsAndDeletes):
     async def join_shared(self, call: Call) -> None:
         """All sessions of a user log the same creation at once: one playlist, one result for all."""
         user = self.user
-        result = await call("create shared (same key)", "memory_log_playlist_create", {
-            "user_id": user, "playlist_id": shared_playlist_id(user), "name": f"shared list of user {user}",
-            "description": "appended to by every session of its user", "track_ids": shared_initial_tracks(user),
-            "intent_tags": ["shared"], "idempotency_key": f"load-shared-{user}",
-        })
+        result = await call(
+            "create shared (same key)",
+            "memory_log_playlist_create",
+            {
+                "user_id": user,
+                "playlist_id": shared_playlist_id(user),
+                "name": f"shared list of user {user}",
+                "description": "appended to by every session of its user",
+                "track_ids": shared_initial_tracks(user),
+                "intent_tags": ["shared"],
+                "idempotency_key": f"load-shared-{user}",
+            },
+        )
         self.shared_snapshot_id = result["snapshot_id"]
 
     async def step(self, call: Call) -> None:
@@ -134,9 +154,13 @@ class SessionModel(ExportsAndDeletes):
     async def op_create(self, call: Call) -> None:
         pid = f"{self.tag}list{len(self.owned):04d}"
         arguments = {
-            "user_id": self.user, "playlist_id": pid, "name": f"load {self.tag} list {len(self.owned)}",
-            "description": f"{self.rng.choice(WORDS)} mix", "track_ids": [self.new_track() for _ in range(5)],
-            "intent_tags": self.rng.sample(WORDS, 2), "seed_context": {"session": self.session},
+            "user_id": self.user,
+            "playlist_id": pid,
+            "name": f"load {self.tag} list {len(self.owned)}",
+            "description": f"{self.rng.choice(WORDS)} mix",
+            "track_ids": [self.new_track() for _ in range(5)],
+            "intent_tags": self.rng.sample(WORDS, 2),
+            "seed_context": {"session": self.session},
             "idempotency_key": f"load-create-{pid}",
         }
         result = await call("create", "memory_log_playlist_create", arguments)
@@ -166,18 +190,25 @@ class SessionModel(ExportsAndDeletes):
             order = list(plist.tracks)  # our own model: a permutation of the current contents by construction
             self.rng.shuffle(order)
             return "REORDER", {"track_ids": order}
-        return "UPDATE_META", self.rng.choice([
-            {"name": f"load {self.tag} take {self.fresh()}"},
-            {"description": f"{self.rng.choice(WORDS)} rev {self.fresh()}"},
-            {"intent_tags": self.rng.sample(WORDS, self.rng.randint(0, 3))},
-            {"name": f"load {self.tag} both {self.fresh()}", "intent_tags": self.rng.sample(WORDS, 1)},
-        ])
+        return "UPDATE_META", self.rng.choice(
+            [
+                {"name": f"load {self.tag} take {self.fresh()}"},
+                {"description": f"{self.rng.choice(WORDS)} rev {self.fresh()}"},
+                {"intent_tags": self.rng.sample(WORDS, self.rng.randint(0, 3))},
+                {"name": f"load {self.tag} both {self.fresh()}", "intent_tags": self.rng.sample(WORDS, 1)},
+            ]
+        )
 
     async def op_mutate(self, call: Call) -> None:
         plist = self.rng.choice(self.owned)
         kind, payload = self.next_mutation(plist)
-        arguments = {"user_id": self.user, "playlist_id": plist.pid, "type": kind, "payload": payload,
-                     "client_event_id": self.client_event_id()}
+        arguments = {
+            "user_id": self.user,
+            "playlist_id": plist.pid,
+            "type": kind,
+            "payload": payload,
+            "client_event_id": self.client_event_id(),
+        }
         result = await call(f"mutation {kind}", "memory_log_playlist_mutation", arguments)
         plist.tracks, plist.meta = apply(plist.tracks, plist.meta, kind, payload)
         plist.event_ids.append(result["event_id"])
@@ -193,9 +224,17 @@ class SessionModel(ExportsAndDeletes):
 
     async def op_shared_append(self, call: Call) -> None:
         new = [self.new_track() for _ in range(self.rng.randint(1, 3))]
-        result = await call("mutation shared append", "memory_log_playlist_mutation", {
-            "user_id": self.user, "playlist_id": shared_playlist_id(self.user), "type": "ADD_TRACKS",
-            "payload": {"track_ids": new}, "client_event_id": self.client_event_id()})
+        result = await call(
+            "mutation shared append",
+            "memory_log_playlist_mutation",
+            {
+                "user_id": self.user,
+                "playlist_id": shared_playlist_id(self.user),
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": new},
+                "client_event_id": self.client_event_id(),
+            },
+        )
         self.shared_appends.extend(new)
         self.shared_event_ids.append(result["event_id"])
 
@@ -204,20 +243,35 @@ class SessionModel(ExportsAndDeletes):
         key = f"{self.tag}n{number:06d}"  # unique to this session and call
         # "last" is rewritten by every patch of this session: a stale merge would roll it back.
         patch = {"load": {key: value}, "last": {self.tag: number}}
-        result = await call("update_profile", "memory_update_profile", {
-            "user_id": self.user, "patch": patch, "reason": f"load test {self.tag}", "source": "assistant",
-        })
+        result = await call(
+            "update_profile",
+            "memory_update_profile",
+            {
+                "user_id": self.user,
+                "patch": patch,
+                "reason": f"load test {self.tag}",
+                "source": "assistant",
+            },
+        )
         self.profile_keys[key], self.profile_last = value, number
         self.profile_patches += 1
         self.check_profile(result, "update_profile")
 
     async def op_preference(self, call: Call) -> None:
         number = self.fresh()
-        result = await call("append_preference_event", "memory_append_preference_event", {
-            "user_id": self.user, "type": self.rng.choice(["like", "dislike", "rule", "feedback", "note"]),
-            "source": "user", "payload": {"raw_text": f"{' '.join(self.rng.sample(WORDS, 3))} from {self.tag}",
-                                          "marker": f"{self.tag}-pref-{number}"},
-        })
+        result = await call(
+            "append_preference_event",
+            "memory_append_preference_event",
+            {
+                "user_id": self.user,
+                "type": self.rng.choice(["like", "dislike", "rule", "feedback", "note"]),
+                "source": "user",
+                "payload": {
+                    "raw_text": f"{' '.join(self.rng.sample(WORDS, 3))} from {self.tag}",
+                    "marker": f"{self.tag}-pref-{number}",
+                },
+            },
+        )
         expect(result["user_id"] == self.user, f"{self.tag}: preference event stored for user {result['user_id']}")
         self.preference_ids.append(result["event_id"])
 
@@ -230,8 +284,11 @@ class SessionModel(ExportsAndDeletes):
         if self.profile_patches:
             shown = profile.get("last", {}).get(self.tag)
             expect(shown == self.profile_last, f"{self.tag}: {via} shows last={shown}, not {self.profile_last}")
-        expect(result["version"] >= self.profile_patches, f"{self.tag}: {via} version {result['version']} "
-               f"< {self.profile_patches} patches acknowledged to this session alone")
+        expect(
+            result["version"] >= self.profile_patches,
+            f"{self.tag}: {via} version {result['version']} "
+            f"< {self.profile_patches} patches acknowledged to this session alone",
+        )
 
     async def op_get_profile(self, call: Call) -> None:
         self.check_profile(await call("get_profile", "memory_get_profile", {"user_id": self.user}), "get_profile")
@@ -257,43 +314,60 @@ class SessionModel(ExportsAndDeletes):
     async def op_get_playlist(self, call: Call) -> None:
         limit = self.rng.choice([0, 5, 20, 50])
         if not self.owned or self.rng.random() < 0.25:
-            result = await call("get_playlist", "memory_get_playlist", {
-                "user_id": self.user, "playlist_id": shared_playlist_id(self.user), "include_events_limit": limit})
+            result = await call(
+                "get_playlist",
+                "memory_get_playlist",
+                {"user_id": self.user, "playlist_id": shared_playlist_id(self.user), "include_events_limit": limit},
+            )
             expect(result["playlist"]["name"] == f"shared list of user {self.user}", f"{self.tag}: shared name")
             return
         plist = self.rng.choice(self.owned)
-        result = await call("get_playlist", "memory_get_playlist", {
-            "user_id": self.user, "playlist_id": plist.pid, "include_events_limit": limit})
+        result = await call(
+            "get_playlist",
+            "memory_get_playlist",
+            {"user_id": self.user, "playlist_id": plist.pid, "include_events_limit": limit},
+        )
         shown = {k: result["playlist"].get(k, "") for k in ("name", "description", "intent_tags")}
         expect(shown == plist.meta, f"{self.tag}: {plist.pid} metadata {shown} != {plist.meta}")
         recent = [e["event_id"] for e in result["recent_events"]]
         expected = plist.event_ids[-limit:] if limit else []
-        expect(recent == expected, f"{self.tag}: {plist.pid} recent_events {len(recent)} ids differ from "
-               f"the last {len(expected)} acknowledged")
+        expect(
+            recent == expected,
+            f"{self.tag}: {plist.pid} recent_events {len(recent)} ids differ from "
+            f"the last {len(expected)} acknowledged",
+        )
 
     async def op_reconstruct(self, call: Call) -> None:
         if not self.owned or self.rng.random() < 0.25:
             shared = shared_playlist_id(self.user)
-            tracks = (await call("reconstruct", "memory_reconstruct_playlist",
-                                 {"user_id": self.user, "playlist_id": shared}))["track_ids"]
+            tracks = (
+                await call("reconstruct", "memory_reconstruct_playlist", {"user_id": self.user, "playlist_id": shared})
+            )["track_ids"]
             mine = set(self.shared_appends)
             expect(tracks[:SHARED_INITIAL] == shared_initial_tracks(self.user), f"{self.tag}: {shared} lost its head")
-            expect([t for t in tracks if t in mine] == self.shared_appends,
-                   f"{self.tag}: {shared} does not hold this session's {len(self.shared_appends)} appends in order")
+            expect(
+                [t for t in tracks if t in mine] == self.shared_appends,
+                f"{self.tag}: {shared} does not hold this session's {len(self.shared_appends)} appends in order",
+            )
             return
         plist = self.rng.choice(self.owned)
-        tracks = (await call("reconstruct", "memory_reconstruct_playlist",
-                             {"user_id": self.user, "playlist_id": plist.pid}))["track_ids"]
+        tracks = (
+            await call("reconstruct", "memory_reconstruct_playlist", {"user_id": self.user, "playlist_id": plist.pid})
+        )["track_ids"]
         expect(tracks == plist.tracks, f"{self.tag}: {plist.pid} reconstructs to {tracks}, expected {plist.tracks}")
 
     async def op_search(self, call: Call) -> None:
-        query = self.rng.choice([" ".join(self.rng.sample(WORDS, 2)), f"load {self.tag}", "shared list",
-                                 self.rng.choice(WORDS)[:-1] + "x"])  # the last one exercises typo tolerance
+        query = self.rng.choice(
+            [" ".join(self.rng.sample(WORDS, 2)), f"load {self.tag}", "shared list", self.rng.choice(WORDS)[:-1] + "x"]
+        )  # the last one exercises typo tolerance
         await call("search", "memory_search", {"user_id": self.user, "query": query, "limit": 25})
 
     async def op_list_users(self, call: Call) -> None:
         users = {u["user_id"]: u for u in (await call("list_users", "ops_list_users", {}))["users"]}
         shown = users.get(self.user, {"playlist_count": 0, "profile_version": 0, "preference_event_count": 0})
-        expect(shown["playlist_count"] >= len(self.owned) + 1 and shown["profile_version"] >= self.profile_patches
-               and shown["preference_event_count"] >= len(self.preference_ids),
-               f"{self.tag}: ops_list_users shows fewer writes than this session alone made: {shown}")
+        expect(
+            shown["playlist_count"] >= len(self.owned) + 1
+            and shown["profile_version"] >= self.profile_patches
+            and shown["preference_event_count"] >= len(self.preference_ids),
+            f"{self.tag}: ops_list_users shows fewer writes than this session alone made: {shown}",
+        )

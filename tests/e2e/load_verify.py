@@ -62,7 +62,8 @@ async def verify_user(call: WireCaller, user: int, models: list[SessionModel]) -
     for plist in owned:
         stored = by_pid[plist.pid]
         assert [e["event_id"] for e in stored["events"]] == plist.event_ids, (
-            f"{plist.pid}: exported events differ from the {len(plist.event_ids)} acknowledged, in order")
+            f"{plist.pid}: exported events differ from the {len(plist.event_ids)} acknowledged, in order"
+        )
         assert stored["snapshots"][0]["snapshot_id"] == plist.snapshot_id
         initial = {k: plist.create_args[k] for k in ("name", "description", "intent_tags")}
         assert replay(stored, initial) == (plist.tracks, plist.meta), f"{plist.pid}: replayed export differs"
@@ -72,7 +73,9 @@ async def verify_user(call: WireCaller, user: int, models: list[SessionModel]) -
         assert {k: details["playlist"].get(k, "") for k in initial} == plist.meta, f"{plist.pid}: metadata"
         latest = max(stored["snapshots"], key=lambda s: s["seq"])
         assert (details["latest_snapshot"]["snapshot_id"], details["latest_snapshot"]["track_ids"]) == (
-            latest["snapshot_id"], latest["track_ids"]), f"{plist.pid}: get_playlist's latest snapshot"
+            latest["snapshot_id"],
+            latest["track_ids"],
+        ), f"{plist.pid}: get_playlist's latest snapshot"
         assert counts[plist.pid] == len(plist.tracks), f"{plist.pid}: track_count {counts[plist.pid]}"
 
     # The shared playlist: 4 sessions appended at once, so only the multiset and each session's
@@ -81,13 +84,15 @@ async def verify_user(call: WireCaller, user: int, models: list[SessionModel]) -
     acked = sorted(e for model in models for e in model.shared_event_ids)
     assert sorted(e["event_id"] for e in stored["events"]) == acked, f"{shared}: events differ from acknowledged"
     assert {m.shared_snapshot_id for m in models} == {stored["snapshots"][0]["snapshot_id"]}, (
-        f"{shared}: the concurrent creations with one key did not all get the one stored result")
+        f"{shared}: the concurrent creations with one key did not all get the one stored result"
+    )
     rebuilt = (await call.ok("memory_reconstruct_playlist", {"user_id": user, "playlist_id": shared}))["track_ids"]
     initial_tracks = shared_initial_tracks(user)
     appended = [t for model in models for t in model.shared_appends]
     assert sorted(rebuilt) == sorted(initial_tracks + appended), (
-        f"{shared}: {len(rebuilt)} tracks, expected {len(initial_tracks)} initial + {len(appended)} appended")
-    assert rebuilt[:len(initial_tracks)] == initial_tracks
+        f"{shared}: {len(rebuilt)} tracks, expected {len(initial_tracks)} initial + {len(appended)} appended"
+    )
+    assert rebuilt[: len(initial_tracks)] == initial_tracks
     for model in models:
         mine = set(model.shared_appends)
         assert [t for t in rebuilt if t in mine] == model.shared_appends, f"{shared}: {model.tag}'s order"
@@ -95,21 +100,27 @@ async def verify_user(call: WireCaller, user: int, models: list[SessionModel]) -
     assert counts[shared] == len(rebuilt), f"{shared}: track_count {counts[shared]} != {len(rebuilt)}"
 
     patches = sum(m.profile_patches for m in models)
-    expected_profile: dict[str, Any] = {
-        "load": {k: v for m in models for k, v in m.profile_keys.items()},
-        "last": {m.tag: m.profile_last for m in models if m.profile_patches},
-    } if patches else {}
+    expected_profile: dict[str, Any] = (
+        {
+            "load": {k: v for m in models for k, v in m.profile_keys.items()},
+            "last": {m.tag: m.profile_last for m in models if m.profile_patches},
+        }
+        if patches
+        else {}
+    )
     profile = await call.ok("memory_get_profile", {"user_id": user})
     shown_keys = set(profile["profile"].get("load", {}).items())
     expected_keys = set(expected_profile.get("load", {}).items())
     assert (profile["profile"], profile["version"]) == (expected_profile, patches), (
         f"user {user}: profile v{profile['version']} after {patches} acknowledged patches; 'load' entries "
-        f"missing {sorted(expected_keys - shown_keys)[:5]}, unexpected {sorted(shown_keys - expected_keys)[:5]}")
+        f"missing {sorted(expected_keys - shown_keys)[:5]}, unexpected {sorted(shown_keys - expected_keys)[:5]}"
+    )
     if patches:
         assert (exported["profile"]["profile"], exported["profile"]["version"]) == (expected_profile, patches)
     preferences = sorted(e for m in models for e in m.preference_ids)
     assert sorted(e["event_id"] for e in exported["preference_events"]) == preferences, (
-        f"user {user}: {len(exported['preference_events'])} preference events stored, {len(preferences)} acknowledged")
+        f"user {user}: {len(exported['preference_events'])} preference events stored, {len(preferences)} acknowledged"
+    )
     rows = {u["user_id"]: u for u in (await call.ok("ops_list_users", {}))["users"]}
     shown = tuple(rows[user][k] for k in ("profile_version", "playlist_count", "preference_event_count"))
     assert shown == (patches, len(owned) + 1, len(preferences)), f"user {user}: ops_list_users shows {shown}"
@@ -117,8 +128,14 @@ async def verify_user(call: WireCaller, user: int, models: list[SessionModel]) -
 
 def acknowledged_writes(models: list[SessionModel]) -> int:
     # + 1: the shared playlist, created once for the 4 sessions that asked with one key.
-    return 1 + sum(len(m.owned) + sum(len(p.event_ids) for p in m.owned) + len(m.shared_event_ids)
-                   + m.profile_patches + len(m.preference_ids) for m in models)
+    return 1 + sum(
+        len(m.owned)
+        + sum(len(p.event_ids) for p in m.owned)
+        + len(m.shared_event_ids)
+        + m.profile_patches
+        + len(m.preference_ids)
+        for m in models
+    )
 
 
 async def audit_trail(call: WireCaller, user: int) -> list[dict[str, Any]]:
@@ -133,8 +150,9 @@ async def audit_trail(call: WireCaller, user: int) -> list[dict[str, Any]]:
         arguments = {"user_id": user, "limit": 500, "cursor": page["next_cursor"]}
 
 
-async def settled_trail(call: WireCaller, user: int, settings: Settings,
-                        done: Callable[[list[dict[str, Any]]], bool]) -> list[dict[str, Any]]:
+async def settled_trail(
+    call: WireCaller, user: int, settings: Settings, done: Callable[[list[dict[str, Any]]], bool]
+) -> list[dict[str, Any]]:
     """The user's trail once ``done`` holds for it. The embedded engine writes an entry in the same
     unit of work as its change, so the first read is final; on MongoDB the change-stream watcher
     writes entries after the fact, so the trail is read again until ``done`` or AUDIT_WAIT."""
@@ -152,14 +170,20 @@ async def verify_scratch(call: WireCaller, run: SessionRun, settings: Settings, 
     user, cycles = run.model.scratch_user, run.model.scratch_cycles
     assert is_empty_export(await call.export(user)), f"scratch user {user}: data left after {cycles} deletes"
     assert user not in listed, f"scratch user {user}: listed by ops_list_users after its deletion"
-    trail = await settled_trail(call, user, settings, lambda entries: len(entries) == cycles and all(
-        e["operation"] == "delete_user_data" for e in entries))
+    trail = await settled_trail(
+        call,
+        user,
+        settings,
+        lambda entries: len(entries) == cycles and all(e["operation"] == "delete_user_data" for e in entries),
+    )
     assert [(e["operation"], e["principal"]) for e in trail] == [("delete_user_data", run.token_id)] * cycles, (
-        f"scratch user {user}: trail after {cycles} deletes: {[(e['operation'], e['principal']) for e in trail][:8]}")
+        f"scratch user {user}: trail after {cycles} deletes: {[(e['operation'], e['principal']) for e in trail][:8]}"
+    )
 
 
-async def verify(server: ServerProcess, token_for: TokenFor, operator: str, runs: list[SessionRun],
-                 settings: Settings) -> float:
+async def verify(
+    server: ServerProcess, token_for: TokenFor, operator: str, runs: list[SessionRun], settings: Settings
+) -> float:
     """Every acknowledged write, user by user, each through a fresh session, exactly one audit
     entry per acknowledged write, and every scratch user empty; returns the seconds spent."""
     started = time.monotonic()

@@ -77,8 +77,14 @@ def store_environment(settings: Settings) -> dict[str, str]:
     return {"MEMORY_DATA_DIR": str(settings.data_dir)}
 
 
-def run_cli(args: Sequence[str], settings: Settings | None = None, *, cwd: Path, timeout: float = 120.0,
-            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    args: Sequence[str],
+    settings: Settings | None = None,
+    *,
+    cwd: Path,
+    timeout: float = 120.0,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
     """Run one ``memory-service`` command to completion (store flags appended when given)."""
     flags, store_env = store_options(settings) if settings is not None else ([], {})
     return subprocess.run(
@@ -160,8 +166,9 @@ class ServerNotReady(Exception):
 def _spawn(args: list[str], env: dict[str, str], cwd: Path, port: int) -> ServerProcess:
     log_path = cwd / f"server-{next(_log_numbers)}-{port}.log"
     with open(log_path, "wb") as log:
-        process = subprocess.Popen(args, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            args, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT
+        )
     return ServerProcess(process, port, log_path)
 
 
@@ -185,14 +192,29 @@ def running_server(
         port = free_port()
         if env_only:
             args = [*SERVICE, "serve", *extra_args]
-            env = child_environment({
-                "MEMORY_TRANSPORT": transport, "MEMORY_HOST": HOST, "MEMORY_PORT": str(port),
-                **store_environment(settings), **(extra_env or {}),
-            })
+            env = child_environment(
+                {
+                    "MEMORY_TRANSPORT": transport,
+                    "MEMORY_HOST": HOST,
+                    "MEMORY_PORT": str(port),
+                    **store_environment(settings),
+                    **(extra_env or {}),
+                }
+            )
         else:
             flags, store_env = store_options(settings)
-            args = [*SERVICE, "serve", "--transport", transport, "--host", HOST, "--port", str(port),
-                    *flags, *extra_args]
+            args = [
+                *SERVICE,
+                "serve",
+                "--transport",
+                transport,
+                "--host",
+                HOST,
+                "--port",
+                str(port),
+                *flags,
+                *extra_args,
+            ]
             env = child_environment({**store_env, **(extra_env or {})})
         server = _spawn(args, env, workdir, port)
         try:
@@ -280,8 +302,9 @@ class WireCaller(EnvelopeCaller):
                         else:
                             joined.setdefault(key, value)
                 else:
-                    merged["playlists"].append({**playlist, "snapshots": list(playlist["snapshots"]),
-                                                "events": list(playlist["events"])})
+                    merged["playlists"].append(
+                        {**playlist, "snapshots": list(playlist["snapshots"]), "events": list(playlist["events"])}
+                    )
             cursor = (data.get("continuation") or {}).get("next_cursor")
             if cursor is None:
                 return merged
@@ -306,7 +329,7 @@ async def _session(client: Client) -> AsyncIterator[WireCaller]:
         leaves = _leaves(group)
         mine = [e for e in leaves if isinstance(e, AssertionError)] or leaves
         if len(mine) == 1:
-            raise mine[0]
+            raise mine[0] from None
         raise
 
 
@@ -320,8 +343,9 @@ async def sse_session(server: ServerProcess, token: str | None = None) -> AsyncI
 
 
 @asynccontextmanager
-async def streamable_http_session(server: ServerProcess, token: str | None = None,
-                                  mode: str = "auto") -> AsyncIterator[WireCaller]:
+async def streamable_http_session(
+    server: ServerProcess, token: str | None = None, mode: str = "auto"
+) -> AsyncIterator[WireCaller]:
     """The official MCP streamable-HTTP client at /mcp; ``token`` is sent as a bearer token on
     every request (``mode`` as ``Client``'s: "auto" probes the 2026 protocol, "legacy" forces
     the initialize handshake and a session id)."""
@@ -332,13 +356,14 @@ async def streamable_http_session(server: ServerProcess, token: str | None = Non
     headers = {"Authorization": f"Bearer {token}"} if token is not None else None
     async with create_mcp_http_client(headers=headers) as http:
         transport = streamable_http_client(server.mcp_url, http_client=http)
-        async with _session(Client(transport, cache=None, read_timeout_seconds=CALL_TIMEOUT,
-                                   mode=mode)) as call:  # type: ignore[arg-type]
+        async with _session(Client(transport, cache=None, read_timeout_seconds=CALL_TIMEOUT, mode=mode)) as call:  # type: ignore[arg-type]
             yield call
 
 
 @asynccontextmanager
-async def stdio_session(settings: Settings, workdir: Path, env: dict[str, str] | None = None) -> AsyncIterator[WireCaller]:
+async def stdio_session(
+    settings: Settings, workdir: Path, env: dict[str, str] | None = None
+) -> AsyncIterator[WireCaller]:
     """Launch ``serve --transport stdio`` through the SDK's stdio client (which stops it on exit)."""
     flags, store_env = store_options(settings)
     parameters = StdioServerParameters(

@@ -34,8 +34,13 @@ pytestmark = pytest.mark.slow
 ALICE, BOB = 1, 2
 MIX = playlist(7)
 AUDIT_WAIT = 30.0  # seconds the MongoDB watcher gets to write the entries of the calls just made
-WRITE_TOOLS = {"memory.update_profile", "memory.append_preference_event", "memory.log_playlist_create",
-               "memory.log_playlist_mutation", "memory.delete_user_data"}
+WRITE_TOOLS = {
+    "memory.update_profile",
+    "memory.append_preference_event",
+    "memory.log_playlist_create",
+    "memory.log_playlist_mutation",
+    "memory.delete_user_data",
+}
 
 
 class Recorder:
@@ -50,8 +55,15 @@ class Recorder:
         assert envelope["success"] == (code is None), envelope
         if code is not None:
             assert envelope["error"]["code"] == code, envelope
-        self.made.append({"tool": tool, "user_id": arguments.get("user_id"), "writes": writes,
-                          "success": envelope["success"], "code": code})
+        self.made.append(
+            {
+                "tool": tool,
+                "user_id": arguments.get("user_id"),
+                "writes": writes,
+                "success": envelope["success"],
+                "code": code,
+            }
+        )
         return envelope.get("result")
 
 
@@ -81,8 +93,9 @@ def audit_vias(settings: Settings) -> set[str]:
     return {"change_stream", "backfill"} if settings.mongodb_uri else {"write_path"}
 
 
-async def settled_entries(call: WireCaller, settings: Settings, done: Callable[[list[dict[str, Any]]], bool],
-                          **filters: Any) -> list[dict[str, Any]]:
+async def settled_entries(
+    call: WireCaller, settings: Settings, done: Callable[[list[dict[str, Any]]], bool], **filters: Any
+) -> list[dict[str, Any]]:
     """``audit_entries`` once ``done`` holds for them: at once on the embedded engine (its entries
     are committed with the change), within AUDIT_WAIT on MongoDB (the watcher writes them later)."""
     deadline = time.monotonic() + (AUDIT_WAIT if settings.mongodb_uri else 0.0)
@@ -95,22 +108,44 @@ async def settled_entries(call: WireCaller, settings: Settings, done: Callable[[
 
 async def play_every_write(record: Recorder) -> None:
     await record("memory_update_profile", {"user_id": ALICE, "patch": {"core_genres": ["power metal"]}}, writes=True)
-    await record("memory_update_profile", {"user_id": ALICE, "patch": {"core_genres": ["power metal"]}},
-                 writes=False)  # changes nothing: no write, so no entry
-    await record("memory_append_preference_event",
-                 {"user_id": ALICE, "type": "rule", "payload": {"raw_text": "max 3 per artist"}}, writes=True)
-    create = {"user_id": ALICE, "playlist_id": MIX, "name": "Drive", "track_ids": [track(1), track(2)],
-              "idempotency_key": "create-drive-1"}
+    await record(
+        "memory_update_profile", {"user_id": ALICE, "patch": {"core_genres": ["power metal"]}}, writes=False
+    )  # changes nothing: no write, so no entry
+    await record(
+        "memory_append_preference_event",
+        {"user_id": ALICE, "type": "rule", "payload": {"raw_text": "max 3 per artist"}},
+        writes=True,
+    )
+    create = {
+        "user_id": ALICE,
+        "playlist_id": MIX,
+        "name": "Drive",
+        "track_ids": [track(1), track(2)],
+        "idempotency_key": "create-drive-1",
+    }
     await record("memory_log_playlist_create", create, writes=True)
     await record("memory_log_playlist_create", create, writes=False)  # a retry: the original result, no write
-    await record("memory_log_playlist_create", {**create, "idempotency_key": "another-key-1"},
-                 writes=False, code="CONFLICT")
+    await record(
+        "memory_log_playlist_create", {**create, "idempotency_key": "another-key-1"}, writes=False, code="CONFLICT"
+    )
     for n in range(12):  # crosses the snapshot interval: one of these opens a new history bucket
-        await record("memory_log_playlist_mutation",
-                     {"user_id": ALICE, "playlist_id": MIX, "type": "ADD_TRACKS",
-                      "payload": {"track_ids": [track(10 + n)]}, "client_event_id": str(uuid.uuid4())}, writes=True)
-    await record("memory_log_playlist_mutation", {"user_id": ALICE, "playlist_id": MIX, "type": "REORDER",
-                                                  "payload": {"track_ids": [track(1)]}}, writes=False, code="CONFLICT")
+        await record(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": ALICE,
+                "playlist_id": MIX,
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(10 + n)]},
+                "client_event_id": str(uuid.uuid4()),
+            },
+            writes=True,
+        )
+    await record(
+        "memory_log_playlist_mutation",
+        {"user_id": ALICE, "playlist_id": MIX, "type": "REORDER", "payload": {"track_ids": [track(1)]}},
+        writes=False,
+        code="CONFLICT",
+    )
     await record("memory_get_profile", {"user_id": ALICE}, writes=False)
     await record("memory_reconstruct_playlist", {"user_id": ALICE, "playlist_id": MIX}, writes=False)
 
@@ -132,20 +167,30 @@ async def test_every_write_is_audited_and_every_call_logged(settings: Settings, 
         writes = sum(1 for m in alice_calls.made if m["writes"])
         async with sse_session(server, operator) as call:
             alice_trail = await settled_entries(call, settings, lambda e: len(e) >= writes, user_id=ALICE)
-            bob_trail = await settled_entries(call, settings, lambda e: [x["operation"] for x in e] == [
-                "delete_user_data"], user_id=BOB)
+            bob_trail = await settled_entries(
+                call, settings, lambda e: [x["operation"] for x in e] == ["delete_user_data"], user_id=BOB
+            )
             mix_trail = await audit_entries(call, user_id=ALICE, playlist_id=MIX)
             recent = await call.ok("ops_audit", {"user_id": ALICE, "since": alice_trail[0]["time"]})
 
     # One log line per call, in call order, with every field the PRD names.
     made = alice_calls.made + bob_calls.made
-    assert [(l["tool"], l["user_id"], l["success"], l["error_code"]) for l in logged[:len(made)]] == [
-        (m["tool"].replace("_", ".", 1), m["user_id"], m["success"], m["code"]) for m in made]
+    assert [(line["tool"], line["user_id"], line["success"], line["error_code"]) for line in logged[: len(made)]] == [
+        (m["tool"].replace("_", ".", 1), m["user_id"], m["success"], m["code"]) for m in made
+    ]
     for line in logged:
-        assert {"tool", "user_id", "playlist_id", "request_id", "latency_ms", "success", "error_code",
-                "principal"} <= set(line), line
+        assert {
+            "tool",
+            "user_id",
+            "playlist_id",
+            "request_id",
+            "latency_ms",
+            "success",
+            "error_code",
+            "principal",
+        } <= set(line), line
         assert re.fullmatch(r"[0-9a-f]{32}", line["request_id"]) and line["latency_ms"] >= 0
-    assert len({l["request_id"] for l in logged}) == len(logged), "request ids are unique per call"
+    assert len({line["request_id"] for line in logged}) == len(logged), "request ids are unique per call"
 
     # Every call that wrote is in the trail, attributed to its token, tool and request; no other.
     assert len(alice_trail) == writes, f"{len(alice_trail)} entries for {writes} writes: {alice_trail}"
@@ -166,7 +211,8 @@ async def test_every_write_is_audited_and_every_call_logged(settings: Settings, 
     # A deleted user's trail is one tombstone, naming who deleted and nothing of the data; the
     # delete writes it itself, on either backend.
     assert [(e["operation"], e["principal"], e["collection"], e["document_key"], e["via"]) for e in bob_trail] == [
-        ("delete_user_data", bob_id, None, None, "write_path")]
+        ("delete_user_data", bob_id, None, None, "write_path")
+    ]
 
 
 async def test_metrics_count_calls_per_tool_and_errors_per_code(settings: Settings, tmp_path: Path) -> None:
@@ -174,10 +220,11 @@ async def test_metrics_count_calls_per_tool_and_errors_per_code(settings: Settin
         async with sse_session(server) as call:
             for _ in range(3):
                 await call.ok("memory_get_profile", {"user_id": ALICE})
-            await call.ok("memory_log_playlist_create",
-                          {"user_id": ALICE, "playlist_id": MIX, "name": "Secret name", "track_ids": [track(1)]})
-            await call.error("memory_reconstruct_playlist", {"user_id": ALICE, "playlist_id": playlist(8)},
-                             "NOT_FOUND")
+            await call.ok(
+                "memory_log_playlist_create",
+                {"user_id": ALICE, "playlist_id": MIX, "name": "Secret name", "track_ids": [track(1)]},
+            )
+            await call.error("memory_reconstruct_playlist", {"user_id": ALICE, "playlist_id": playlist(8)}, "NOT_FOUND")
             await call.error("memory_get_profile", {"user_id": "one"}, "INVALID_ARGUMENT")
         status, text = http_get(f"{server.base_url}/metrics")
         bodies = [str(http_get(f"{server.base_url}/{path}")[1]) for path in ("healthz", "readyz")]
@@ -197,13 +244,17 @@ async def test_transport_refuses_foreign_hosts_origins_and_oversized_bodies(sett
         async with httpx.AsyncClient(base_url=server.base_url, timeout=10) as http:
             # DNS rebinding: a page on evil.example resolving to 127.0.0.1 sends its own Host.
             rebound = await http.get("/sse", headers={"Host": "evil.example:8765"})
-            posted = await http.post("/messages/?session_id=" + uuid.uuid4().hex, json={},
-                                     headers={"Host": "evil.example"})
-            cross_site = await http.post("/messages/?session_id=" + uuid.uuid4().hex, json={},
-                                         headers={"Origin": "http://evil.example"})
-            huge = await http.post("/messages/?session_id=" + uuid.uuid4().hex,
-                                   content=b'{"pad": "' + b"x" * 70_000 + b'"}',
-                                   headers={"Content-Type": "application/json"})
+            posted = await http.post(
+                "/messages/?session_id=" + uuid.uuid4().hex, json={}, headers={"Host": "evil.example"}
+            )
+            cross_site = await http.post(
+                "/messages/?session_id=" + uuid.uuid4().hex, json={}, headers={"Origin": "http://evil.example"}
+            )
+            huge = await http.post(
+                "/messages/?session_id=" + uuid.uuid4().hex,
+                content=b'{"pad": "' + b"x" * 70_000 + b'"}',
+                headers={"Content-Type": "application/json"},
+            )
         # Legitimate loopback clients still work after all that.
         async with sse_session(server) as call:
             await call.ok("memory_get_profile", {"user_id": ALICE})

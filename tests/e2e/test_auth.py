@@ -28,10 +28,18 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_get_profile": {"user_id": user_id},
         "memory_update_profile": {"user_id": user_id, "patch": {"genres": ["polka"]}},
         "memory_append_preference_event": {"user_id": user_id, "type": "like", "payload": {"raw_text": "polka"}},
-        "memory_log_playlist_create": {"user_id": user_id, "playlist_id": playlist(50), "name": "New",
-                                       "track_ids": [track(1)]},
-        "memory_log_playlist_mutation": {"user_id": user_id, "playlist_id": SHARED, "type": "ADD_TRACKS",
-                                         "payload": {"track_ids": [track(7)]}},
+        "memory_log_playlist_create": {
+            "user_id": user_id,
+            "playlist_id": playlist(50),
+            "name": "New",
+            "track_ids": [track(1)],
+        },
+        "memory_log_playlist_mutation": {
+            "user_id": user_id,
+            "playlist_id": SHARED,
+            "type": "ADD_TRACKS",
+            "payload": {"track_ids": [track(7)]},
+        },
         "memory_get_playlists": {"user_id": user_id},
         "memory_get_playlist": {"user_id": user_id, "playlist_id": SHARED},
         "memory_reconstruct_playlist": {"user_id": user_id, "playlist_id": SHARED},
@@ -44,17 +52,27 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_fork_playlist": {"user_id": user_id, "playlist_id": SHARED, "new_playlist_id": playlist(51)},
         "memory_diff_playlist": {"user_id": user_id, "playlist_id": SHARED, "from_time": "2020-01-01T00:00:00Z"},
         "memory_get_playlist_timeline": {"user_id": user_id, "playlist_id": SHARED, "max_points": 10},
-        "memory_upsert_tracks": {"user_id": user_id, "tracks": [{"track_id": track(1), "name": "Polka",
-                                                                 "artists": ["Band"]}]},
+        "memory_upsert_tracks": {
+            "user_id": user_id,
+            "tracks": [{"track_id": track(1), "name": "Polka", "artists": ["Band"]}],
+        },
         "memory_resolve_track": {"user_id": user_id, "text": "polka"},
         "memory_confirm_track": {"user_id": user_id, "text": "polka", "track_id": track(1)},
         "memory_check_playlist": {"user_id": user_id, "track_ids": [track(1)]},
         "memory_rotation_report": {"user_id": user_id, "days": 30, "limit": 10},
         "memory_feedback_summary": {"user_id": user_id, "limit": 10},
-        "memory_add": {"user_id": user_id, "type": "insight", "entities": ["Polka"], "summary": "Loves polka",
-                       "importance": 8},
+        "memory_add": {
+            "user_id": user_id,
+            "type": "insight",
+            "entities": ["Polka"],
+            "summary": "Loves polka",
+            "importance": 8,
+        },
         "memory_query": {"user_id": user_id, "entity": "polka"},
-        "memory_log_plays": {"user_id": user_id, "plays": [{"artist": "Polka Band", "played_at": "2025-01-01T00:00:00Z"}]},
+        "memory_log_plays": {
+            "user_id": user_id,
+            "plays": [{"artist": "Polka Band", "played_at": "2025-01-01T00:00:00Z"}],
+        },
         "memory_validate_recommendation": {"user_id": user_id, "memory_id": "mem_" + "0" * 24},
         "memory_open_followups": {"user_id": user_id},
         "memory_set_enabled": {"user_id": user_id, "enabled": True},
@@ -62,10 +80,17 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_status": {"user_id": user_id},
         "memory_inspect": {"user_id": user_id},
         "memory_get_context": {"user_id": user_id, "budget_tokens": 500},
-        "memory_import_user_data": {"user_id": user_id, "data": {"format": "taste-memory-export/1"}, "confirm": True,
-                                    "replace": True},
-        "memory_record_choice": {"user_id": user_id, "chose": {"kind": "artist", "name": "Polka Band"},
-                                 "over": {"kind": "artist", "name": "Jazz Band"}},
+        "memory_import_user_data": {
+            "user_id": user_id,
+            "data": {"format": "taste-memory-export/1"},
+            "confirm": True,
+            "replace": True,
+        },
+        "memory_record_choice": {
+            "user_id": user_id,
+            "chose": {"kind": "artist", "name": "Polka Band"},
+            "over": {"kind": "artist", "name": "Jazz Band"},
+        },
         "memory_explain": {"user_id": user_id, "path": "Polka Band"},
         "memory_forget": {"user_id": user_id, "kind": "profile_field", "id": "/genres", "confirm": True},
     }
@@ -80,8 +105,10 @@ def _without_moment(export: dict[str, Any]) -> dict[str, Any]:
 
 async def _seed(call: WireCaller, user_id: int) -> None:
     await call.ok("memory_update_profile", {"user_id": user_id, "patch": {"likes": [f"user {user_id}"]}})
-    await call.ok("memory_log_playlist_create", {"user_id": user_id, "playlist_id": SHARED, "name": "Mine",
-                                                 "track_ids": [track(1), track(2)]})
+    await call.ok(
+        "memory_log_playlist_create",
+        {"user_id": user_id, "playlist_id": SHARED, "name": "Mine", "track_ids": [track(1), track(2)]},
+    )
 
 
 @pytest.fixture
@@ -89,8 +116,9 @@ def token_file(tmp_path: Path) -> Path:
     return tmp_path / "secrets" / "tokens.json"
 
 
-async def test_calls_without_a_valid_token_are_unauthorized(settings: Settings, tmp_path: Path,
-                                                            token_file: Path) -> None:
+async def test_calls_without_a_valid_token_are_unauthorized(
+    settings: Settings, tmp_path: Path, token_file: Path
+) -> None:
     alice, _ = create_token(token_file, ALICE, label="alice's assistant")
     forged = alice[:-4] + ("AAAA" if not alice.endswith("AAAA") else "BBBB")  # right id, wrong secret
     with running_server(settings, tmp_path, extra_env=token_env(token_file)) as server:
@@ -106,8 +134,9 @@ async def test_calls_without_a_valid_token_are_unauthorized(settings: Settings, 
             assert (await call.ok("memory_get_profile", {"user_id": ALICE}))["version"] == 0
 
 
-async def test_a_revoked_token_stops_working_at_its_next_call(settings: Settings, tmp_path: Path,
-                                                              token_file: Path) -> None:
+async def test_a_revoked_token_stops_working_at_its_next_call(
+    settings: Settings, tmp_path: Path, token_file: Path
+) -> None:
     alice, alice_id = create_token(token_file, ALICE)
     other, _ = create_token(token_file, ALICE)
     with running_server(settings, tmp_path, extra_env=token_env(token_file)) as server:
@@ -178,7 +207,8 @@ async def test_an_operator_token_reads_every_user_deletes_and_audits(
             assert deleted["deleted"] is True
             tombstones = await settled_entries(call, settings, lambda es: len(es) == 1, user_id=BOB)
             assert [(e["operation"], e["principal"], e["playlist_id"]) for e in tombstones] == [
-                ("delete_user_data", operator_id, None)]
+                ("delete_user_data", operator_id, None)
+            ]
         async with sse_session(server, alice) as call:
             await call.error("ops_audit", {}, "FORBIDDEN")
 
@@ -225,15 +255,19 @@ async def test_a_token_can_carry_its_own_rate_limit(settings: Settings, tmp_path
 
 
 def test_a_negative_token_rate_limit_is_refused(tmp_path: Path, token_file: Path) -> None:
-    done = run_cli(["token", "create", "--user-id=1", "--rate-limit-per-minute", "-1"], cwd=tmp_path,
-                   env=token_env(token_file))
+    done = run_cli(
+        ["token", "create", "--user-id=1", "--rate-limit-per-minute", "-1"], cwd=tmp_path, env=token_env(token_file)
+    )
     assert done.returncode != 0 and "rate-limit-per-minute" in done.stderr
 
 
 def test_a_non_loopback_server_without_tokens_refuses_to_start(tmp_path: Path) -> None:
     host = _non_loopback_address()
-    done = run_cli(["serve", "--host", host, "--port", str(free_port()), "--data-dir", str(tmp_path / "data")],
-                   cwd=tmp_path, timeout=60)
+    done = run_cli(
+        ["serve", "--host", host, "--port", str(free_port()), "--data-dir", str(tmp_path / "data")],
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert done.returncode == 2, (done.returncode, done.stderr)
     message = " ".join(done.stderr.split())
     assert f"refusing to listen on {host} without authentication" in message

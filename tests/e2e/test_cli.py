@@ -73,8 +73,14 @@ async def test_seed_loads_the_prd_profile_once(settings: Settings, tmp_path: Pat
 
 def help_text(*args: str) -> str:
     assert CONSOLE_SCRIPT.exists(), f"the console script {CONSOLE_SCRIPT} is not installed"
-    done = subprocess.run([str(CONSOLE_SCRIPT), *args, "--help"], capture_output=True, text=True, timeout=60,
-                          env=child_environment({"COLUMNS": "200", "NO_COLOR": "1"}), stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        [str(CONSOLE_SCRIPT), *args, "--help"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=child_environment({"COLUMNS": "200", "NO_COLOR": "1"}),
+        stdin=subprocess.DEVNULL,
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -116,8 +122,9 @@ def test_top_level_help_documents_every_command_and_env_var() -> None:
 
 async def test_environment_variables_configure_serve(settings: Settings, tmp_path: Path) -> None:
     # No flags at all: transport, host, port, store and tool names come from MEMORY_* variables.
-    with running_server(settings, tmp_path, transport="streamable-http", env_only=True,
-                        extra_env={"MEMORY_TOOL_NAMES": "dotted"}) as server:
+    with running_server(
+        settings, tmp_path, transport="streamable-http", env_only=True, extra_env={"MEMORY_TOOL_NAMES": "dotted"}
+    ) as server:
         async with streamable_http_session(server) as call:
             names = {t.name for t in (await call.client.list_tools()).tools}
             assert "memory.update_profile" in names and "ops.list_users" in names
@@ -130,8 +137,9 @@ async def test_environment_variables_configure_serve(settings: Settings, tmp_pat
 
 
 def test_serve_rejects_an_unknown_transport_clearly(tmp_path: Path) -> None:
-    done = run_cli(["serve", "--transport", "carrier-pigeon", "--data-dir", str(tmp_path / "data")],
-                   cwd=tmp_path, timeout=60)
+    done = run_cli(
+        ["serve", "--transport", "carrier-pigeon", "--data-dir", str(tmp_path / "data")], cwd=tmp_path, timeout=60
+    )
     assert done.returncode != 0
     assert "transport" in done.stderr.lower(), done.stderr
     assert "Traceback" not in done.stderr, done.stderr

@@ -27,7 +27,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import make_settings
-from tests.e2e.crash_model import USER, Model, PlaylistModel, ProfileModel, apply
+from tests.e2e.crash_model import USER, EventsModel, Model, PlaylistModel, ProfileModel, apply
 from tests.e2e.server_process import (
     WireCaller,
     assert_rederive_clean,
@@ -44,6 +44,7 @@ ROUNDS = 12  # SIGKILLs per test run
 
 
 # --- one round: write until killed ---------------------------------------------------------
+
 
 class Round:
     def __init__(self, model: Model, rng: random.Random, kill_after: int) -> None:
@@ -110,6 +111,7 @@ class Round:
 
 # --- after a restart: settle pending writes, then check everything ------------------------
 
+
 def acknowledged_are_present(exported: dict[str, Any], model: Model) -> None:
     """The durability promise itself, checked before anything is retried."""
     by_pid = {p["playlist_id"]: p for p in exported["playlists"]}
@@ -121,14 +123,16 @@ def acknowledged_are_present(exported: dict[str, Any], model: Model) -> None:
         kept = stored[: len(plist.event_ids)]
         assert kept == plist.event_ids, (
             f"{plist.pid}: {len(plist.event_ids)} mutations were acknowledged, the store holds "
-            f"{sum(e in stored for e in plist.event_ids)} of them, not all as the first events in order")
+            f"{sum(e in stored for e in plist.event_ids)} of them, not all as the first events in order"
+        )
         extra = len(stored) - len(plist.event_ids)
         assert extra <= (1 if plist.pending is not None else 0), f"{plist.pid}: {extra} unexpected events"
     profile = exported["profile"]
     if model.profile.version:
         assert profile is not None, "the acknowledged profile was lost"
         assert profile["version"] >= model.profile.version, (
-            f"profile version {profile['version']} is older than the acknowledged {model.profile.version}")
+            f"profile version {profile['version']} is older than the acknowledged {model.profile.version}"
+        )
     stored_events = {e["event_id"] for e in exported["preference_events"]}
     lost = set(model.events.acked) - stored_events
     assert not lost, f"{len(lost)} of {len(model.events.acked)} acknowledged preference events were lost"
@@ -162,7 +166,8 @@ async def settle(call: WireCaller, model: Model, seen: Counter[str]) -> None:
         seen[f"{tool} {'landed' if landed else 'absent'}"] += 1
         expected = plist.after(tool, arguments)[0] if landed else plist.tracks
         assert rebuilt["result"]["track_ids"] == expected, (
-            f"pending {tool} {'landed' if landed else 'absent'}, but reconstruct disagrees")
+            f"pending {tool} {'landed' if landed else 'absent'}, but reconstruct disagrees"
+        )
         retried = await call.ok(tool, arguments)  # applied exactly once
         if landed:
             assert retried["event_id"] == landed[0]["event_id"], "the retry was applied a second time"
@@ -218,8 +223,9 @@ async def verify(call: WireCaller, model: Model) -> None:
 
         rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": plist.pid})
         assert rebuilt["track_ids"] == plist.tracks
-        details = await call.ok("memory_get_playlist",
-                                {"user_id": USER, "playlist_id": plist.pid, "include_events_limit": 500})
+        details = await call.ok(
+            "memory_get_playlist", {"user_id": USER, "playlist_id": plist.pid, "include_events_limit": 500}
+        )
         shown = details["playlist"]
         assert {k: shown.get(k, "") for k in ("name", "description", "intent_tags")} == plist.meta
         assert [e["event_id"] for e in details["recent_events"]] == plist.event_ids[-500:]
@@ -283,8 +289,9 @@ async def test_second_server_on_a_data_dir_in_use_is_refused(tmp_path: Path) -> 
     with running_server(settings, tmp_path) as first:
         async with sse_session(first) as call:
             await call.ok("memory_update_profile", {"user_id": USER, "patch": {"before": True}})
-        refused = run_cli(["serve", "--host", "127.0.0.1", "--port", str(free_port())], settings,
-                          cwd=tmp_path, timeout=60)
+        refused = run_cli(
+            ["serve", "--host", "127.0.0.1", "--port", str(free_port())], settings, cwd=tmp_path, timeout=60
+        )
         assert refused.returncode != 0, refused.stderr
         message = "".join(refused.stderr.split())  # rich may wrap a long path; compare without whitespace
         assert "".join(str(settings.data_dir).split()) in message, refused.stderr

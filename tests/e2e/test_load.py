@@ -39,8 +39,15 @@ SEED = int(os.environ.get("TM_LOAD_SEED", "20251122"))
 SPARE = 120.0  # seconds past the load phase before a hung session fails the test instead of CI hanging
 REPORTED_ERRORS = 5
 
-WRITE_TOOLS = frozenset({"memory_log_playlist_create", "memory_log_playlist_mutation",
-                         "memory_update_profile", "memory_append_preference_event", "memory_delete_user_data"})
+WRITE_TOOLS = frozenset(
+    {
+        "memory_log_playlist_create",
+        "memory_log_playlist_mutation",
+        "memory_update_profile",
+        "memory_append_preference_event",
+        "memory_delete_user_data",
+    }
+)
 # A session below this many calls per second of the window was starved, not loaded (a quiet
 # 2-core machine gives each of the 32 sessions about 3 calls/s, a busy one about 1).
 MIN_CALLS_PER_SESSION_SECOND = 0.25
@@ -90,8 +97,10 @@ class Timed:
             try:
                 envelope = await self.wire(tool, arguments)
             except Exception as exc:  # a timeout, a dropped session: name the call that met it
-                raise CallFailed(f"{tool}({str(arguments)[:200]}) raised {type(exc).__name__}: {exc} after "
-                                 f"{time.perf_counter() - started:.1f} s") from exc
+                raise CallFailed(
+                    f"{tool}({str(arguments)[:200]}) raised {type(exc).__name__}: {exc} after "
+                    f"{time.perf_counter() - started:.1f} s"
+                ) from exc
             error = envelope.get("error") or {}
             if envelope["success"] or error.get("code") != "RATE_LIMITED":
                 break
@@ -117,8 +126,15 @@ class Window:
     start: float | None = None  # when all sessions were open and the load began
 
 
-async def run_session(index: int, server: ServerProcess, token: str | None, barrier: asyncio.Barrier,
-                      window: Window, stats: Stats, errors: list[str]) -> SessionRun:
+async def run_session(
+    index: int,
+    server: ServerProcess,
+    token: str | None,
+    barrier: asyncio.Barrier,
+    window: Window,
+    stats: Stats,
+    errors: list[str],
+) -> SessionRun:
     """One session: open, join the user's shared playlist, then the mix until the deadline.
 
     The first error ends the session: after an exception the outcome of its call is unknown, so
@@ -149,8 +165,9 @@ async def run_session(index: int, server: ServerProcess, token: str | None, barr
     return run
 
 
-async def run_load(server: ServerProcess, token_for: TokenFor, stats: Stats,
-                   errors: list[str]) -> tuple[list[SessionRun], float, float]:
+async def run_load(
+    server: ServerProcess, token_for: TokenFor, stats: Stats, errors: list[str]
+) -> tuple[list[SessionRun], float, float]:
     """All sessions at once; returns their runs, when the load began (time.monotonic()) and the
     wall time of the load phase."""
     barrier, window = asyncio.Barrier(SESSIONS), Window()
@@ -158,8 +175,9 @@ async def run_load(server: ServerProcess, token_for: TokenFor, stats: Stats,
     # which would otherwise hold up this event loop while the first sessions are connecting.
     tokens = [token_for(user_of(i), scratch_user_of(i)) for i in range(SESSIONS)]
     async with asyncio.timeout(SECONDS + SPARE):
-        runs = await asyncio.gather(*(run_session(i, server, tokens[i], barrier, window, stats, errors)
-                                      for i in range(SESSIONS)))
+        runs = await asyncio.gather(
+            *(run_session(i, server, tokens[i], barrier, window, stats, errors) for i in range(SESSIONS))
+        )
     start = window.start or time.monotonic()
     return list(runs), start, time.monotonic() - start
 
@@ -172,15 +190,19 @@ def percentile(values: list[float], share: float) -> float:
 
 def summary(stats: Stats, wall: float) -> str:
     total = stats.reads + stats.writes
-    lines = [f"load: {SESSIONS} SSE sessions, {USERS} users, seed {SEED}, {wall:.1f} s: {total} calls "
-             f"({total / wall:.0f} calls/s), {stats.reads} reads, {stats.writes} writes, "
-             f"{stats.tools['memory_export_user_data']} export parts, {stats.tools['memory_delete_user_data']} deletes, "
-             f"{stats.backoffs} RATE_LIMITED waited out ({stats.backoff_seconds:.1f} s)",
-             f"  {'kind':<34}{'calls':>7}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}"]
+    lines = [
+        f"load: {SESSIONS} SSE sessions, {USERS} users, seed {SEED}, {wall:.1f} s: {total} calls "
+        f"({total / wall:.0f} calls/s), {stats.reads} reads, {stats.writes} writes, "
+        f"{stats.tools['memory_export_user_data']} export parts, {stats.tools['memory_delete_user_data']} deletes, "
+        f"{stats.backoffs} RATE_LIMITED waited out ({stats.backoff_seconds:.1f} s)",
+        f"  {'kind':<34}{'calls':>7}{'p50 ms':>9}{'p95 ms':>9}{'max ms':>9}",
+    ]
     for kind in sorted(stats.latencies):
         values = stats.latencies[kind]
-        lines.append(f"  {kind:<34}{len(values):>7}{percentile(values, 0.5) * 1000:>9.1f}"
-                     f"{percentile(values, 0.95) * 1000:>9.1f}{max(values) * 1000:>9.1f}")
+        lines.append(
+            f"  {kind:<34}{len(values):>7}{percentile(values, 0.5) * 1000:>9.1f}"
+            f"{percentile(values, 0.95) * 1000:>9.1f}{max(values) * 1000:>9.1f}"
+        )
     return "\n".join(lines)
 
 
@@ -215,11 +237,14 @@ async def test_32_sessions_of_8_users_lose_nothing_and_fail_nothing(settings: Se
     with running_server(settings, tmp_path, extra_env=environment) as server:
         runs, start, wall = await run_load(server, token_for, stats, errors)
         print(summary(stats, wall))
-        print(f"  per session: {min(r.calls for r in runs)}-{max(r.calls for r in runs)} calls, "
-              f"{sum(r.model.exports for r in runs)} exports of its own user, "
-              f"{sum(r.model.scratch_cycles for r in runs)} scratch cycles (export, delete, export)")
+        print(
+            f"  per session: {min(r.calls for r in runs)}-{max(r.calls for r in runs)} calls, "
+            f"{sum(r.model.exports for r in runs)} exports of its own user, "
+            f"{sum(r.model.scratch_cycles for r in runs)} scratch cycles (export, delete, export)"
+        )
         assert not errors, f"{len(errors)} errors under load, the first {REPORTED_ERRORS}:\n" + "\n".join(
-            errors[:REPORTED_ERRORS])
+            errors[:REPORTED_ERRORS]
+        )
         check_load_was_real(runs, start, wall, stats)
         live = await verify(server, token_for, operator, runs, settings)
     # Same data: acknowledged means durable.

@@ -66,40 +66,66 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
             # §10.1 session bootstrap on a fresh store: nobody yet, an empty profile, no playlists.
             assert await call.ok("ops_list_users", {}) == {"users": []}
             assert await call.ok("memory_get_profile", {"user_id": USER}) == {
-                "user_id": USER, "profile": {}, "version": 0, "updated_at": None,
+                "user_id": USER,
+                "profile": {},
+                "version": 0,
+                "updated_at": None,
             }
             assert await call.ok("memory_get_playlists", {"user_id": USER, "limit": 10}) == {
-                "items": [], "next_cursor": None,
+                "items": [],
+                "next_cursor": None,
             }
 
             # §10.2 a preference: the words as an event, the normalized rule in the profile.
             said = "Don't put more than two songs by the same artist in a playlist"
-            event = await call.ok("memory_append_preference_event", {
-                "user_id": USER, "type": "rule", "source": "user",
-                "payload": {"raw_text": said, "rule": "max_tracks_per_artist", "value": 2},
-            })
+            event = await call.ok(
+                "memory_append_preference_event",
+                {
+                    "user_id": USER,
+                    "type": "rule",
+                    "source": "user",
+                    "payload": {"raw_text": said, "rule": "max_tracks_per_artist", "value": 2},
+                },
+            )
             assert event["user_id"] == USER
             assert str(uuid.UUID(event["event_id"])) == event["event_id"]
             expected_profile: dict[str, Any] = {}
             patches = [
-                {"playlist_rules": {"max_tracks_per_artist": 2, "arc": "drive → breather → drive"},
-                 "core_genres": ["symphonic metal", "power metal"], "secondary_vibes": ["hooky pop"]},
+                {
+                    "playlist_rules": {"max_tracks_per_artist": 2, "arc": "drive → breather → drive"},
+                    "core_genres": ["symphonic metal", "power metal"],
+                    "secondary_vibes": ["hooky pop"],
+                },
                 # merge: nested objects merge, arrays replace, null deletes
-                {"playlist_rules": {"arc": None, "target_duration_minutes": {"min": 90, "max": 180}},
-                 "energy_preferences": {"default": "upbeat/anthemic"}, "secondary_vibes": None,
-                 "core_genres": ["symphonic metal", "power metal", "melodic metal"]},
+                {
+                    "playlist_rules": {"arc": None, "target_duration_minutes": {"min": 90, "max": 180}},
+                    "energy_preferences": {"default": "upbeat/anthemic"},
+                    "secondary_vibes": None,
+                    "core_genres": ["symphonic metal", "power metal", "melodic metal"],
+                },
             ]
             for version, patch in enumerate(patches, start=1):
-                updated = await call.ok("memory_update_profile", {
-                    "user_id": USER, "patch": patch, "reason": f"User feedback: {said}", "source": "user",
-                })
+                updated = await call.ok(
+                    "memory_update_profile",
+                    {
+                        "user_id": USER,
+                        "patch": patch,
+                        "reason": f"User feedback: {said}",
+                        "source": "user",
+                    },
+                )
                 expected_profile = merge_patch(expected_profile, patch)
                 assert updated["profile"] == expected_profile
                 assert updated["version"] == version
-            second_event = await call.ok("memory_append_preference_event", {
-                "user_id": USER, "type": "feedback", "source": "user",
-                "payload": {"raw_text": "Keep it upbeat, but a breather mid-playlist is nice"},
-            })
+            second_event = await call.ok(
+                "memory_append_preference_event",
+                {
+                    "user_id": USER,
+                    "type": "feedback",
+                    "source": "user",
+                    "payload": {"raw_text": "Keep it upbeat, but a breather mid-playlist is nice"},
+                },
+            )
             assert second_event["event_id"] != event["event_id"]
             profile = await call.ok("memory_get_profile", {"user_id": USER})
             assert profile["profile"] == expected_profile and profile["version"] == 2
@@ -111,13 +137,20 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
                 "top_artists": ["Nightwish", "Sabaton", "Beast In Black"],
                 "constraints": {"max_tracks_per_artist": 2, "target_duration_minutes": {"min": 90, "max": 180}},
             }
-            created = await call.ok("memory_log_playlist_create", {
-                "user_id": USER, "playlist_id": DRIVE, "name": "Drive / Breather / Drive",
-                "description": "Anthemic symphonic metal with a breather in the middle",
-                "track_ids": original, "intent_tags": ["upbeat", "breathers", "symphonic metal"],
-                "seed_context": seed_context, "created_at": "2025-03-01T10:00:00Z",
-                "idempotency_key": f"create-{DRIVE}",
-            })
+            created = await call.ok(
+                "memory_log_playlist_create",
+                {
+                    "user_id": USER,
+                    "playlist_id": DRIVE,
+                    "name": "Drive / Breather / Drive",
+                    "description": "Anthemic symphonic metal with a breather in the middle",
+                    "track_ids": original,
+                    "intent_tags": ["upbeat", "breathers", "symphonic metal"],
+                    "seed_context": seed_context,
+                    "created_at": "2025-03-01T10:00:00Z",
+                    "idempotency_key": f"create-{DRIVE}",
+                },
+            )
             assert created["playlist_id"] == DRIVE
             assert created["stored_track_count"] == len(original)
             assert created["created_at"].startswith("2025-03-01T10:00:00")
@@ -133,8 +166,11 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
                 ("UPDATE_META", {"name": "Drive / Breather / Drive v1", "intent_tags": ["upbeat", "breathers"]}),
             ]
             tracks = list(original)
-            meta = {"name": "Drive / Breather / Drive", "intent_tags": ["upbeat", "breathers", "symphonic metal"],
-                    "description": "Anthemic symphonic metal with a breather in the middle"}
+            meta = {
+                "name": "Drive / Breather / Drive",
+                "intent_tags": ["upbeat", "breathers", "symphonic metal"],
+                "description": "Anthemic symphonic metal with a breather in the middle",
+            }
             states: list[list[str]] = [list(tracks)]
             logged: list[dict[str, Any]] = []
             for minute, (kind, payload) in enumerate(edits, start=1):
@@ -151,10 +187,17 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
                     meta.update(payload)
                 states.append(list(tracks))
                 stamp = f"2025-03-01T10:{minute:02d}:00Z"
-                result = await call.ok("memory_log_playlist_mutation", {
-                    "user_id": USER, "playlist_id": DRIVE, "type": kind, "payload": payload,
-                    "timestamp": stamp, "client_event_id": str(uuid.uuid4()),
-                })
+                result = await call.ok(
+                    "memory_log_playlist_mutation",
+                    {
+                        "user_id": USER,
+                        "playlist_id": DRIVE,
+                        "type": kind,
+                        "payload": payload,
+                        "timestamp": stamp,
+                        "client_event_id": str(uuid.uuid4()),
+                    },
+                )
                 assert result["playlist_id"] == DRIVE
                 assert result["timestamp"].startswith(stamp[:-1])
                 assert result.get("new_snapshot_id") is None  # fewer than N=10 mutations
@@ -166,19 +209,35 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
 
             # The ledger answers for any moment, not just now.
             for minute, state in enumerate(states):
-                rebuilt = await call.ok("memory_reconstruct_playlist", {
-                    "user_id": USER, "playlist_id": DRIVE, "at_time": f"2025-03-01T10:{minute:02d}:30Z",
-                })
+                rebuilt = await call.ok(
+                    "memory_reconstruct_playlist",
+                    {
+                        "user_id": USER,
+                        "playlist_id": DRIVE,
+                        "at_time": f"2025-03-01T10:{minute:02d}:30Z",
+                    },
+                )
                 assert rebuilt["track_ids"] == state, f"at minute {minute}"
-            await call.error("memory_reconstruct_playlist", {
-                "user_id": USER, "playlist_id": DRIVE, "at_time": "2025-03-01T09:59:59Z",
-            }, "NOT_FOUND")
+            await call.error(
+                "memory_reconstruct_playlist",
+                {
+                    "user_id": USER,
+                    "playlist_id": DRIVE,
+                    "at_time": "2025-03-01T09:59:59Z",
+                },
+                "NOT_FOUND",
+            )
 
             details = await call.ok("memory_get_playlist", {"user_id": USER, "playlist_id": DRIVE})
             assert details["playlist"] == {
-                "playlist_id": DRIVE, "user_id": USER, "name": meta["name"], "description": meta["description"],
-                "intent_tags": meta["intent_tags"], "seed_context": seed_context,
-                "created_at": created["created_at"], "updated_at": details["playlist"]["updated_at"],
+                "playlist_id": DRIVE,
+                "user_id": USER,
+                "name": meta["name"],
+                "description": meta["description"],
+                "intent_tags": meta["intent_tags"],
+                "seed_context": seed_context,
+                "created_at": created["created_at"],
+                "updated_at": details["playlist"]["updated_at"],
             }
             assert details["playlist"]["updated_at"].startswith("2025-03-01T10:06:00")
             assert details["latest_snapshot"]["snapshot_id"] == create_snapshot
@@ -187,21 +246,35 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
 
             # A second, unrelated playlist; the listing is newest-updated first.
             night = [track(n) for n in range(40, 44)]
-            await call.ok("memory_log_playlist_create", {
-                "user_id": USER, "playlist_id": NIGHT, "name": "Late-night ambient", "track_ids": night,
-                "intent_tags": ["calm", "ambient", "piano"], "seed_context": {"days": 7},
-                "created_at": "2025-03-02T22:00:00Z",
-            })
+            await call.ok(
+                "memory_log_playlist_create",
+                {
+                    "user_id": USER,
+                    "playlist_id": NIGHT,
+                    "name": "Late-night ambient",
+                    "track_ids": night,
+                    "intent_tags": ["calm", "ambient", "piano"],
+                    "seed_context": {"days": 7},
+                    "created_at": "2025-03-02T22:00:00Z",
+                },
+            )
             listing = await call.ok("memory_get_playlists", {"user_id": USER, "limit": 10})
             assert [(i["playlist_id"], i.get("track_count")) for i in listing["items"]] == [
-                (NIGHT, len(night)), (DRIVE, len(tracks)),
+                (NIGHT, len(night)),
+                (DRIVE, len(tracks)),
             ]
             assert listing["next_cursor"] is None
             meta_edit = {"description": "Anthemic symphonic metal, one breather"}
-            await call.ok("memory_log_playlist_mutation", {
-                "user_id": USER, "playlist_id": DRIVE, "type": "UPDATE_META", "payload": meta_edit,
-                "timestamp": "2025-03-03T09:00:00Z",
-            })
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": USER,
+                    "playlist_id": DRIVE,
+                    "type": "UPDATE_META",
+                    "payload": meta_edit,
+                    "timestamp": "2025-03-03T09:00:00Z",
+                },
+            )
             meta.update(meta_edit)
             listing = await call.ok("memory_get_playlists", {"user_id": USER, "limit": 10})
             assert [i["playlist_id"] for i in listing["items"]] == [DRIVE, NIGHT]  # a mutation moves it up
@@ -225,8 +298,9 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
         # A new session on the same server: bootstrap finds exactly this user and its memory.
         async with session() as call:
             users = (await call.ok("ops_list_users", {}))["users"]
-            assert [(u["user_id"], u["profile_version"], u["playlist_count"], u["preference_event_count"])
-                    for u in users] == [(USER, 2, 2, 2)]
+            assert [
+                (u["user_id"], u["profile_version"], u["playlist_count"], u["preference_event_count"]) for u in users
+            ] == [(USER, 2, 2, 2)]
             again = await call.ok("memory_get_profile", {"user_id": USER})
             assert (again["profile"], again["version"]) == (expected_profile, 2)
 
@@ -235,16 +309,15 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
     assert_rederive_clean(settings, tmp_path)
 
     # And after a restart of the process on the same store.
-    async with serving(transport, settings, tmp_path) as session:
-        async with session() as call:
-            again = await call.ok("memory_get_profile", {"user_id": USER})
-            assert (again["profile"], again["version"]) == (expected_profile, 2)
-            rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": DRIVE})
-            assert rebuilt["track_ids"] == tracks
-            details = await call.ok("memory_get_playlist", {"user_id": USER, "playlist_id": DRIVE})
-            assert details["playlist"]["name"] == meta["name"]
-            assert details["playlist"]["description"] == meta["description"]
-            assert len(details["recent_events"]) == len(edits) + 1
+    async with serving(transport, settings, tmp_path) as session, session() as call:
+        again = await call.ok("memory_get_profile", {"user_id": USER})
+        assert (again["profile"], again["version"]) == (expected_profile, 2)
+        rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": DRIVE})
+        assert rebuilt["track_ids"] == tracks
+        details = await call.ok("memory_get_playlist", {"user_id": USER, "playlist_id": DRIVE})
+        assert details["playlist"]["name"] == meta["name"]
+        assert details["playlist"]["description"] == meta["description"]
+        assert len(details["recent_events"]) == len(edits) + 1
 
 
 async def test_errors_reach_the_sse_client_as_envelopes(settings: Settings, tmp_path: Path) -> None:
@@ -252,18 +325,45 @@ async def test_errors_reach_the_sse_client_as_envelopes(settings: Settings, tmp_
         async with sse_session(server) as call:
             error = await call.error("memory_get_profile", {"user_id": USER, "surprise": 1}, "INVALID_ARGUMENT")
             assert "surprise" in str(error.get("details"))
-            await call.error("memory_log_playlist_mutation", {
-                "user_id": USER, "playlist_id": DRIVE, "type": "REMOVE_TRACKS", "payload": {"track_ids": [track(1)]},
-            }, "NOT_FOUND")
-            await call.ok("memory_log_playlist_create", {
-                "user_id": USER, "playlist_id": DRIVE, "name": "x", "track_ids": [track(1)],
-            })
-            await call.error("memory_log_playlist_create", {
-                "user_id": USER, "playlist_id": DRIVE, "name": "x", "track_ids": [track(1)],
-            }, "CONFLICT")
-            await call.error("memory_log_playlist_mutation", {
-                "user_id": USER, "playlist_id": DRIVE, "type": "REORDER", "payload": {"track_ids": [track(2)]},
-            }, "CONFLICT")
+            await call.error(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": USER,
+                    "playlist_id": DRIVE,
+                    "type": "REMOVE_TRACKS",
+                    "payload": {"track_ids": [track(1)]},
+                },
+                "NOT_FOUND",
+            )
+            await call.ok(
+                "memory_log_playlist_create",
+                {
+                    "user_id": USER,
+                    "playlist_id": DRIVE,
+                    "name": "x",
+                    "track_ids": [track(1)],
+                },
+            )
+            await call.error(
+                "memory_log_playlist_create",
+                {
+                    "user_id": USER,
+                    "playlist_id": DRIVE,
+                    "name": "x",
+                    "track_ids": [track(1)],
+                },
+                "CONFLICT",
+            )
+            await call.error(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": USER,
+                    "playlist_id": DRIVE,
+                    "type": "REORDER",
+                    "payload": {"track_ids": [track(2)]},
+                },
+                "CONFLICT",
+            )
 
 
 async def test_health_and_readiness_answer_json(settings: Settings, tmp_path: Path, backend: str) -> None:
@@ -284,9 +384,14 @@ async def test_streamable_http_transport_serves_mcp(settings: Settings, tmp_path
         async with streamable_http_session(server) as call:
             names = {t.name for t in (await call.client.list_tools()).tools}
             assert {"memory_get_profile", "memory_log_playlist_create", "ops_list_users"} <= names
-            updated = await call.ok("memory_update_profile", {
-                "user_id": USER, "patch": {"avoid": ["autotune"]}, "reason": "User feedback: no autotune",
-            })
+            updated = await call.ok(
+                "memory_update_profile",
+                {
+                    "user_id": USER,
+                    "patch": {"avoid": ["autotune"]},
+                    "reason": "User feedback: no autotune",
+                },
+            )
             assert updated["version"] == 1
         async with streamable_http_session(server) as call:
             profile = await call.ok("memory_get_profile", {"user_id": USER})
@@ -297,9 +402,15 @@ async def test_stdio_transport_serves_mcp(settings: Settings, tmp_path: Path) ->
     async with stdio_session(settings, tmp_path) as call:
         names = {t.name for t in (await call.client.list_tools()).tools}
         assert {"memory_get_profile", "memory_search", "ops_list_users"} <= names
-        created = await call.ok("memory_log_playlist_create", {
-            "user_id": USER, "playlist_id": DRIVE, "name": "stdio", "track_ids": [track(1), track(2)],
-        })
+        created = await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": USER,
+                "playlist_id": DRIVE,
+                "name": "stdio",
+                "track_ids": [track(1), track(2)],
+            },
+        )
         assert created["stored_track_count"] == 2
     # A second stdio process on the same store sees what the first one wrote.
     async with stdio_session(settings, tmp_path) as call:
@@ -315,9 +426,11 @@ async def test_a_stdio_server_acts_for_the_users_its_environment_names(settings:
     async with stdio_session(settings, tmp_path, env={"MEMORY_STDIO_USER_IDS": str(USER)}) as call:
         assert (await call.ok("memory_get_profile", {"user_id": USER}))["profile"] == {"n": USER}
         await call.ok("memory_update_profile", {"user_id": USER, "patch": {"m": 1}})
-        for tool, arguments in (("memory_get_profile", {"user_id": other}),
-                                ("memory_update_profile", {"user_id": other, "patch": {"m": 1}}),
-                                ("memory_delete_user_data", {"user_id": other, "confirm": True}),
-                                ("ops_audit", {})):
+        for tool, arguments in (
+            ("memory_get_profile", {"user_id": other}),
+            ("memory_update_profile", {"user_id": other, "patch": {"m": 1}}),
+            ("memory_delete_user_data", {"user_id": other, "confirm": True}),
+            ("ops_audit", {}),
+        ):
             await call.error(tool, arguments, "FORBIDDEN")
         assert [u["user_id"] for u in (await call.ok("ops_list_users", {}))["users"]] == [USER]

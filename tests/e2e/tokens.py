@@ -11,8 +11,13 @@ def token_env(token_file: Path) -> dict[str, str]:
     return {"MEMORY_TOKEN_FILE": str(token_file)}
 
 
-def create_token(token_file: Path, *user_ids: int, role: str = "user", label: str | None = None,
-                 rate_limit_per_minute: int | None = None) -> tuple[str, str]:
+def create_token(
+    token_file: Path,
+    *user_ids: int,
+    role: str = "user",
+    label: str | None = None,
+    rate_limit_per_minute: int | None = None,
+) -> tuple[str, str]:
     """(token, token id) of a new token, via ``memory-service token create``."""
     args = ["token", "create", "--role", role, *[f"--user-id={u}" for u in user_ids]]
     if label:

@@ -10,15 +10,20 @@ from typing import Any
 
 import pytest
 
-from service.users import stats as user_stats
 from service.settings import Settings
+from service.users import stats as user_stats
 from tests.support import Caller, connected, playlist, track
 from tests.tools.contract import assert_valid_success
 
 USER, OTHER = 1, 2
 PLAYED_AT = "2026-03-04T05:06:07.123Z"
-MARKERS = {"preference_event": "zebraeventmarker", "memory": "zebramemorymarker", "play": "Zebraplaymarker",
-           "playlist": "zebraplaylistmarker", "profile_field": "zebrafieldmarker"}
+MARKERS = {
+    "preference_event": "zebraeventmarker",
+    "memory": "zebramemorymarker",
+    "play": "Zebraplaymarker",
+    "playlist": "zebraplaylistmarker",
+    "profile_field": "zebrafieldmarker",
+}
 
 
 def mark(kind: str, user: int) -> str:
@@ -32,34 +37,90 @@ def on_disk(data_dir: Path) -> bytes:
 
 async def _seed(call: Caller, user: int) -> dict[str, str]:
     """One item of each kind carrying its marker, plus data that must survive; returns the ids."""
-    await call.ok("memory_update_profile", {"user_id": user, "create_if_missing": True, "reason": "r1",
-                                            "patch": {"rules": {"max_tracks_per_artist": 2}, "keep": "stays"}})
-    await call.ok("memory_update_profile", {"user_id": user, "reason": f"said {mark('profile_field', user)}",
-                                            "patch": {"note": mark("profile_field", user),
-                                                      "avoid": ["kazoo", "polka"]}})
-    event = await call.ok("memory_append_preference_event", {
-        "user_id": user, "type": "dislike", "payload": {"artist": "Dull Band",
-                                                        "raw_text": f"I hate {mark('preference_event', user)}"}})
-    await call.ok("memory_append_preference_event", {"user_id": user, "type": "like",
-                                                     "payload": {"artist": "Kept Artist", "raw_text": "keptevent"}})
-    memory = await call.ok("memory_add", {"user_id": user, "type": "insight", "entities": ["Zebra"],
-                                          "summary": f"Loves {mark('memory', user)}", "importance": 9})
-    await call.ok("memory_add", {"user_id": user, "type": "insight", "entities": ["Kept"],
-                                 "summary": "Loves keptmemory", "importance": 9})
-    await call.ok("memory_log_plays", {"user_id": user, "plays": [
-        {"artist": f"The {mark('play', user)}", "track": "Night Song", "played_at": PLAYED_AT},
-        {"artist": "Keptplay", "track": "Day Song", "played_at": PLAYED_AT}]})
-    await call.ok("memory_log_playlist_create", {
-        "user_id": user, "playlist_id": playlist(user * 10), "name": f"{mark('playlist', user)} mix",
-        "track_ids": [track(1)], "idempotency_key": f"forget-key-{user:08d}", "intent_tags": ["upbeat"]})
-    await call.ok("memory_log_playlist_mutation", {"user_id": user, "playlist_id": playlist(user * 10),
-                                                   "type": "UPDATE_META",
-                                                   "payload": {"description": f"more {mark('playlist', user)}"}})
-    await call.ok("memory_log_playlist_create", {"user_id": user, "playlist_id": playlist(user * 10 + 1),
-                                                 "name": "keptplaylist", "track_ids": [track(2)]})
-    return {"preference_event": event["event_id"], "memory": memory["memory_id"],
-            "play": f"{mark('play', user).lower()}|night song|2026-03-04T06:06:07.123+01:00",
-            "playlist": playlist(user * 10), "profile_field": "/note"}
+    await call.ok(
+        "memory_update_profile",
+        {
+            "user_id": user,
+            "create_if_missing": True,
+            "reason": "r1",
+            "patch": {"rules": {"max_tracks_per_artist": 2}, "keep": "stays"},
+        },
+    )
+    await call.ok(
+        "memory_update_profile",
+        {
+            "user_id": user,
+            "reason": f"said {mark('profile_field', user)}",
+            "patch": {"note": mark("profile_field", user), "avoid": ["kazoo", "polka"]},
+        },
+    )
+    event = await call.ok(
+        "memory_append_preference_event",
+        {
+            "user_id": user,
+            "type": "dislike",
+            "payload": {"artist": "Dull Band", "raw_text": f"I hate {mark('preference_event', user)}"},
+        },
+    )
+    await call.ok(
+        "memory_append_preference_event",
+        {"user_id": user, "type": "like", "payload": {"artist": "Kept Artist", "raw_text": "keptevent"}},
+    )
+    memory = await call.ok(
+        "memory_add",
+        {
+            "user_id": user,
+            "type": "insight",
+            "entities": ["Zebra"],
+            "summary": f"Loves {mark('memory', user)}",
+            "importance": 9,
+        },
+    )
+    await call.ok(
+        "memory_add",
+        {"user_id": user, "type": "insight", "entities": ["Kept"], "summary": "Loves keptmemory", "importance": 9},
+    )
+    await call.ok(
+        "memory_log_plays",
+        {
+            "user_id": user,
+            "plays": [
+                {"artist": f"The {mark('play', user)}", "track": "Night Song", "played_at": PLAYED_AT},
+                {"artist": "Keptplay", "track": "Day Song", "played_at": PLAYED_AT},
+            ],
+        },
+    )
+    await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": user,
+            "playlist_id": playlist(user * 10),
+            "name": f"{mark('playlist', user)} mix",
+            "track_ids": [track(1)],
+            "idempotency_key": f"forget-key-{user:08d}",
+            "intent_tags": ["upbeat"],
+        },
+    )
+    await call.ok(
+        "memory_log_playlist_mutation",
+        {
+            "user_id": user,
+            "playlist_id": playlist(user * 10),
+            "type": "UPDATE_META",
+            "payload": {"description": f"more {mark('playlist', user)}"},
+        },
+    )
+    await call.ok(
+        "memory_log_playlist_create",
+        {"user_id": user, "playlist_id": playlist(user * 10 + 1), "name": "keptplaylist", "track_ids": [track(2)]},
+    )
+    return {
+        "preference_event": event["event_id"],
+        "memory": memory["memory_id"],
+        "play": f"{mark('play', user).lower()}|night song|2026-03-04T06:06:07.123+01:00",
+        "playlist": playlist(user * 10),
+        "profile_field": "/note",
+    }
 
 
 async def _visible(call: Caller, user: int, marker: str) -> str:
@@ -74,8 +135,9 @@ async def _visible(call: Caller, user: int, marker: str) -> str:
         await call.ok("memory_get_playlists", {"user_id": user}),
         await call.ok("memory_export_user_data", {"user_id": user}),
         await call.ok("memory_rotation_report", {"user_id": user}),
-        {k: v for k, v in (await call.ok("memory_explain", {"user_id": user, "path": marker})).items()
-         if k != "path"},  # (the answer repeats the subject asked about)
+        {
+            k: v for k, v in (await call.ok("memory_explain", {"user_id": user, "path": marker})).items() if k != "path"
+        },  # (the answer repeats the subject asked about)
         await call("memory_explain", {"user_id": user, "path": "/note"}),  # NOT_FOUND once it is forgotten
         await call.ok("memory_inspect", {"user_id": user}),
         await call.service.transfer.export_all(user),
@@ -98,8 +160,9 @@ async def test_a_forgotten_item_is_gone_everywhere_and_leaves_one_tombstone(tmp_
         before_trail = await _trail(call, USER)
         # Another user's item is not found, and stays.
         if kind != "profile_field":  # (both users have the field /note)
-            await call.error("memory_forget", {"user_id": USER, "kind": kind, "id": other_ids[kind],
-                                               "confirm": True}, "NOT_FOUND")
+            await call.error(
+                "memory_forget", {"user_id": USER, "kind": kind, "id": other_ids[kind], "confirm": True}, "NOT_FOUND"
+            )
         envelope = await call("memory_forget", {"user_id": USER, "kind": kind, "id": ids[kind], "confirm": True})
         result = assert_valid_success("memory.forget", envelope)
         assert result["kind"] == kind and result["id"] == ids[kind] and result["forgotten"] is True
@@ -113,8 +176,9 @@ async def test_a_forgotten_item_is_gone_everywhere_and_leaves_one_tombstone(tmp_
         other = mark(kind, OTHER)
         assert other.lower() in await _visible(call, OTHER, other), "the other user's item stays"
         # Forgetting twice: NOT_FOUND.
-        await call.error("memory_forget", {"user_id": USER, "kind": kind, "id": ids[kind], "confirm": True},
-                         "NOT_FOUND")
+        await call.error(
+            "memory_forget", {"user_id": USER, "kind": kind, "id": ids[kind], "confirm": True}, "NOT_FOUND"
+        )
         # The trail: one tombstone naming kind and id (never content), no entry naming the item.
         trail = await _trail(call, USER)
         assert marker not in json.dumps(trail).lower()
@@ -139,8 +203,10 @@ async def test_profile_field_forget_is_a_new_version_and_history_keeps_no_value(
     async with connected(settings) as call:
         await _seed(call, USER)
         before = await call.ok("memory_get_profile", {"user_id": USER})
-        await call.ok("memory_forget", {"user_id": USER, "kind": "profile_field", "id": "/rules/max_tracks_per_artist",
-                                        "confirm": True})
+        await call.ok(
+            "memory_forget",
+            {"user_id": USER, "kind": "profile_field", "id": "/rules/max_tracks_per_artist", "confirm": True},
+        )
         await call.ok("memory_forget", {"user_id": USER, "kind": "profile_field", "id": "/avoid/1", "confirm": True})
         after = await call.ok("memory_get_profile", {"user_id": USER})
         assert after["version"] == before["version"] + 2
@@ -148,33 +214,47 @@ async def test_profile_field_forget_is_a_new_version_and_history_keeps_no_value(
         assert after["profile"]["note"] == mark("profile_field", USER)
         history = (await call.service.transfer.export_all(USER))["profile"]["history"]
         text = json.dumps(history, default=str)
-        assert "max_tracks_per_artist\": 2" not in text and "polka" not in text
+        assert 'max_tracks_per_artist": 2' not in text and "polka" not in text
         assert history[-2]["patch"] == {"rules": {"max_tracks_per_artist": None}}
         assert history[-1]["patch"] == {"avoid": ["kazoo"]}
         assert history[0]["patch"] == {"rules": {}, "keep": "stays"} and history[0]["reason"] is None
         for pointer in ("/rules/max_tracks_per_artist", "/nothing", "/avoid/7", "/avoid/01"):
-            await call.error("memory_forget", {"user_id": USER, "kind": "profile_field", "id": pointer,
-                                               "confirm": True}, "NOT_FOUND")
-        await call.error("memory_forget", {"user_id": OTHER, "kind": "profile_field", "id": "/note",
-                                           "confirm": True}, "NOT_FOUND")
-        await call.error("memory_forget", {"user_id": USER, "kind": "profile_field", "id": "note",
-                                           "confirm": True}, "INVALID_ARGUMENT")
+            await call.error(
+                "memory_forget", {"user_id": USER, "kind": "profile_field", "id": pointer, "confirm": True}, "NOT_FOUND"
+            )
+        await call.error(
+            "memory_forget", {"user_id": OTHER, "kind": "profile_field", "id": "/note", "confirm": True}, "NOT_FOUND"
+        )
+        await call.error(
+            "memory_forget",
+            {"user_id": USER, "kind": "profile_field", "id": "note", "confirm": True},
+            "INVALID_ARGUMENT",
+        )
 
 
 async def test_unknown_items_bad_ids_and_confirm(settings: Settings) -> None:
     async with connected(settings) as call:
         ids = await _seed(call, USER)
-        for kind, item in (("preference_event", "no-such-event"), ("memory", "mem_" + "0" * 24),
-                           ("memory", "not-a-memory-id"), ("playlist", playlist(99)),
-                           ("play", f"nobody|night song|{PLAYED_AT}"),
-                           ("play", f"{mark('play', USER)}|other|{PLAYED_AT}")):
-            await call.error("memory_forget", {"user_id": USER, "kind": kind, "id": item, "confirm": True},
-                             "NOT_FOUND")
-        await call.error("memory_forget", {"user_id": USER, "kind": "play", "id": "a|b|yesterday", "confirm": True},
-                         "INVALID_ARGUMENT")
+        for kind, item in (
+            ("preference_event", "no-such-event"),
+            ("memory", "mem_" + "0" * 24),
+            ("memory", "not-a-memory-id"),
+            ("playlist", playlist(99)),
+            ("play", f"nobody|night song|{PLAYED_AT}"),
+            ("play", f"{mark('play', USER)}|other|{PLAYED_AT}"),
+        ):
+            await call.error("memory_forget", {"user_id": USER, "kind": kind, "id": item, "confirm": True}, "NOT_FOUND")
+        await call.error(
+            "memory_forget",
+            {"user_id": USER, "kind": "play", "id": "a|b|yesterday", "confirm": True},
+            "INVALID_ARGUMENT",
+        )
         for bad in ({"confirm": False}, {"kind": "everything"}, {"id": ""}, {"extra": 1}):
-            await call.error("memory_forget", {"user_id": USER, "kind": "memory", "id": ids["memory"],
-                                               "confirm": True, **bad}, "INVALID_ARGUMENT")
+            await call.error(
+                "memory_forget",
+                {"user_id": USER, "kind": "memory", "id": ids["memory"], "confirm": True, **bad},
+                "INVALID_ARGUMENT",
+            )
         assert (await call.ok("memory_query", {"user_id": USER, "text": mark("memory", USER)}))["memories"]
 
 
@@ -197,15 +277,20 @@ async def test_forget_works_while_memory_is_off_or_paused(settings: Settings) ->
 async def test_a_play_alone_in_its_bucket_takes_the_bucket_with_it(settings: Settings) -> None:
     async with connected(settings) as call:
         await _seed(call, USER)
-        await call.ok("memory_log_plays", {"user_id": USER, "plays": [
-            {"artist": "Lone | Pipe", "played_at": "2025-01-01T00:00:00Z"}]})
+        await call.ok(
+            "memory_log_plays",
+            {"user_id": USER, "plays": [{"artist": "Lone | Pipe", "played_at": "2025-01-01T00:00:00Z"}]},
+        )
         assert (await call.ok("memory_status", {"user_id": USER}))["counts"]["play_buckets"] == 2
-        await call.ok("memory_forget", {"user_id": USER, "kind": "play", "id": "lone | pipe||2025-01-01T00:00:00.000Z",
-                                        "confirm": True})
+        await call.ok(
+            "memory_forget",
+            {"user_id": USER, "kind": "play", "id": "lone | pipe||2025-01-01T00:00:00.000Z", "confirm": True},
+        )
         assert (await call.ok("memory_status", {"user_id": USER}))["counts"]["play_buckets"] == 1
         await call.ok("memory_log_plays", {"user_id": USER, "plays": [{"artist": "Solo", "played_at": PLAYED_AT}]})
         await call.ok("memory_forget", {"user_id": USER, "kind": "play", "id": f"solo|{PLAYED_AT}", "confirm": True})
-        await call.error("memory_forget", {"user_id": USER, "kind": "play", "id": f"solo||{PLAYED_AT}",
-                                           "confirm": True}, "NOT_FOUND")
+        await call.error(
+            "memory_forget", {"user_id": USER, "kind": "play", "id": f"solo||{PLAYED_AT}", "confirm": True}, "NOT_FOUND"
+        )
         kept = await call.service.database.user_stats.find_one({"_id": USER})
         assert kept["play_bucket_count"] == 1

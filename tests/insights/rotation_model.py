@@ -51,8 +51,13 @@ def entry(playlists: RefPlaylists, track: str) -> dict[str, object]:
             start -= 1
         stays[playlist_id] = timeline[start][0]
     ordered = sorted(stays, key=lambda p: (stays[p], p))
-    return {"track_id": track, "first_seen": first_seen, "present_since": min(stays.values()),
-            "playlist_count": len(stays), "playlists": ordered[:5]}
+    return {
+        "track_id": track,
+        "first_seen": first_seen,
+        "present_since": min(stays.values()),
+        "playlist_count": len(stays),
+        "playlists": ordered[:5],
+    }
 
 
 def report(playlists: RefPlaylists, as_of_ms: int, days: int) -> tuple[list[dict], list[dict], int]:
@@ -66,7 +71,8 @@ def report(playlists: RefPlaylists, as_of_ms: int, days: int) -> tuple[list[dict
         long_present = e["present_since"] <= as_of_ms - 90 * DAY_MS
         if many or (long_present and not is_new):
             reasons = (["in_3_or_more_playlists"] if many else []) + (
-                ["present_90_days_or_more"] if long_present else [])
+                ["present_90_days_or_more"] if long_present else []
+            )
             staples.append({**e, "reasons": reasons})
         elif is_new:
             new.append(e)

@@ -4,17 +4,19 @@ do not merge, patches count once per rule, and the answer is bounded, ordered an
 from __future__ import annotations
 
 import itertools
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from service.settings import Settings
 from tests.support import Caller, connected
 from tests.tools.contract import assert_valid_success
 
 USER = 3
-T0 = datetime(2025, 1, 1, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def at(hours: int) -> str:
@@ -23,14 +25,17 @@ def at(hours: int) -> str:
 
 async def said(call: Caller, kind: str, text: str | None, hours: int, user: int = USER, **fields: Any) -> str:
     payload = {**({"raw_text": text} if text is not None else {}), **fields}
-    done = await call.ok("memory_append_preference_event", {"user_id": user, "type": kind, "payload": payload,
-                                                             "source": "user", "timestamp": at(hours)})
+    done = await call.ok(
+        "memory_append_preference_event",
+        {"user_id": user, "type": kind, "payload": payload, "source": "user", "timestamp": at(hours)},
+    )
     return done["event_id"]
 
 
 async def summary(call: Caller, user: int = USER, **arguments: Any) -> dict[str, Any]:
-    return assert_valid_success("memory.feedback_summary",
-                                await call("memory_feedback_summary", {"user_id": user, **arguments}))
+    return assert_valid_success(
+        "memory.feedback_summary", await call("memory_feedback_summary", {"user_id": user, **arguments})
+    )
 
 
 def by_key(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -39,18 +44,28 @@ def by_key(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 async def test_recurring_rules_in_different_words_group_with_exact_counts(settings: Settings) -> None:
     async with connected(settings) as call:
-        cap = [await said(call, "rule", "No more than 3 songs per artist!", 1),
-               await said(call, "feedback", "Too many tracks from one band again...", 30),
-               await said(call, "rule", "please don't overweight a single artist", 50)]
-        xmas = [await said(call, "dislike", "I can't stand Christmas songs", 2),
-                await said(call, "dislike", None, 40, genre="christmas")]
+        cap = [
+            await said(call, "rule", "No more than 3 songs per artist!", 1),
+            await said(call, "feedback", "Too many tracks from one band again...", 30),
+            await said(call, "rule", "please don't overweight a single artist", 50),
+        ]
+        xmas = [
+            await said(call, "dislike", "I can't stand Christmas songs", 2),
+            await said(call, "dislike", None, 40, genre="christmas"),
+        ]
         await said(call, "feedback", "more Nightwish please", 3, artist="Nightwish")
         await said(call, "rule", "Keep playlists under 2 hours", 4)
         await said(call, "feedback", "less pop", 5)
         await said(call, "like", "no more than 3 songs per artist", 6)  # likes are tastes: left out
         await said(call, "note", "christmas party on friday", 7)  # notes too
-        await call.ok("memory_update_profile", {"user_id": USER, "reason": "User feedback: artist cap",
-                                                "patch": {"playlist_rules": {"max_tracks_per_artist": 3}}})
+        await call.ok(
+            "memory_update_profile",
+            {
+                "user_id": USER,
+                "reason": "User feedback: artist cap",
+                "patch": {"playlist_rules": {"max_tracks_per_artist": 3}},
+            },
+        )
         await call.ok("memory_update_profile", {"user_id": USER, "patch": {"avoid": ["christmas music"]}})
         result = await summary(call)
     groups = by_key(result)
@@ -68,10 +83,20 @@ async def test_recurring_rules_in_different_words_group_with_exact_counts(settin
     assert {e.get("event_id") for e in christmas["examples"]} >= set(xmas)
     assert christmas["subjects"] == ["profile:avoid", "genre:christmas"]
     assert {k: g["count"] for k, g in groups.items()} == {
-        "max: artist": 4, "avoid: christmas": 3, "about: nightwish": 1, "max: duration": 1, "max: pop": 1}
+        "max: artist": 4,
+        "avoid: christmas": 3,
+        "about: nightwish": 1,
+        "max: duration": 1,
+        "max: pop": 1,
+    }
     # Most recurring first, then the most recent.
     assert [g["key"] for g in result["groups"]] == [
-        "max: artist", "avoid: christmas", "max: pop", "max: duration", "about: nightwish"]
+        "max: artist",
+        "avoid: christmas",
+        "max: pop",
+        "max: duration",
+        "about: nightwish",
+    ]
 
 
 async def test_typos_and_similar_words_join_and_say_so(settings: Settings) -> None:
@@ -90,15 +115,23 @@ async def test_typos_and_similar_words_join_and_say_so(settings: Settings) -> No
 
 
 async def test_a_whole_profile_resent_does_not_repeat_its_rules(settings: Settings) -> None:
-    profile = {"core_genres": ["power metal", "symphonic metal"], "playlist_rules": {"max_tracks_per_artist": 3,
-               "target_duration_minutes": {"min": 90, "max": 180}, "arc": "drive, breather, drive"},
-               "energy_preferences": {"default": "upbeat", "contemplative_breaks": True}, "avoid": ["christmas"]}
+    profile = {
+        "core_genres": ["power metal", "symphonic metal"],
+        "playlist_rules": {
+            "max_tracks_per_artist": 3,
+            "target_duration_minutes": {"min": 90, "max": 180},
+            "arc": "drive, breather, drive",
+        },
+        "energy_preferences": {"default": "upbeat", "contemplative_breaks": True},
+        "avoid": ["christmas"],
+    }
     async with connected(settings) as call:
         await call.ok("memory_update_profile", {"user_id": USER, "patch": profile, "reason": "onboarding"})
         resent = {**profile, "avoid": ["christmas", "screamo"], "core_genres": ["power metal", "symphonic metal"]}
         await call.ok("memory_update_profile", {"user_id": USER, "patch": resent})  # adds only screamo
-        await call.ok("memory_update_profile", {"user_id": USER, "patch": {"playlist_rules": {
-            "max_tracks_per_artist": 2}}})  # focused: counts although only the value changed
+        await call.ok(
+            "memory_update_profile", {"user_id": USER, "patch": {"playlist_rules": {"max_tracks_per_artist": 2}}}
+        )  # focused: counts although only the value changed
         result = await summary(call)
     counts = {k: g["count"] for k, g in by_key(result).items()}
     assert counts["max: artist"] == 2
@@ -135,10 +168,19 @@ async def test_a_user_without_feedback_gets_an_empty_summary(settings: Settings)
 
 # Rules the user keeps repeating, each in several wordings; no two share a key.
 WORDINGS = {
-    "max: artist": ["No more than 3 songs per artist", "max three tracks from one band please",
-                    "don't overweight one artist", "Cap every artist at two tracks", "too many songs by the same band"],
-    "avoid: christmas": ["no Christmas songs", "I hate christmas music", "never any Christmas tracks",
-                         "skip the christmas stuff"],
+    "max: artist": [
+        "No more than 3 songs per artist",
+        "max three tracks from one band please",
+        "don't overweight one artist",
+        "Cap every artist at two tracks",
+        "too many songs by the same band",
+    ],
+    "avoid: christmas": [
+        "no Christmas songs",
+        "I hate christmas music",
+        "never any Christmas tracks",
+        "skip the christmas stuff",
+    ],
     "max: duration": ["keep it under 90 minutes", "playlists no longer than 2 hours", "max length 3 hours"],
     "max: pop": ["less pop", "keep pop as an accent", "too much pop"],
     "about: breather": ["contemplative breaks please", "I like a breather", "add breathers"],
@@ -147,10 +189,14 @@ EXAMPLE_USERS = itertools.count(1000)
 noise = st.sampled_from(["", "Remember: ", "hey, ", "PLEASE ", "ok so "])
 
 
-@hsettings(max_examples=15, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(said_=st.lists(st.tuples(st.sampled_from(sorted(WORDINGS)), st.integers(0, 4), noise, st.booleans()),
-                      min_size=1, max_size=14))
+@hsettings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
+@given(
+    said_=st.lists(
+        st.tuples(st.sampled_from(sorted(WORDINGS)), st.integers(0, 4), noise, st.booleans()), min_size=1, max_size=14
+    )
+)
 async def test_planted_rules_group_exactly_whatever_the_wording(settings: Settings, said_: list) -> None:
     expected: dict[str, int] = {}
     user = next(EXAMPLE_USERS)  # the store outlives one example: each its own user

@@ -9,10 +9,12 @@ then asks for the report with a drawn window and compares every entry and total.
 from __future__ import annotations
 
 import random
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from service.insights.presence import read_presence
 from tests.insights.rotation_model import DAY_MS, RefPlaylists, report
@@ -23,8 +25,8 @@ from tests.tools.contract import assert_valid_success
 USER = 7
 TRACKS = [track(i) for i in range(10)]
 CONFIGS = [
-    dict(snapshot_every=2, recent_events_cap=2, recent_snapshots_cap=1, snapshot_min_event_share=0.0),
-    dict(snapshot_every=10, recent_events_cap=50, recent_snapshots_cap=10),
+    {"snapshot_every": 2, "recent_events_cap": 2, "recent_snapshots_cap": 1, "snapshot_min_event_share": 0.0},
+    {"snapshot_every": 10, "recent_events_cap": 50, "recent_snapshots_cap": 10},
 ]
 STEPS_MS = [60_000, 3_600_000, DAY_MS, 10 * DAY_MS, 45 * DAY_MS, 95 * DAY_MS]
 
@@ -39,13 +41,15 @@ operations = st.one_of(
     st.tuples(st.just("RESYNC"), st.lists(st.sampled_from(TRACKS), max_size=6)),
     st.tuples(st.just("UNDO"), st.none()),
 )
-scenario = st.fixed_dictionaries({
-    "config": st.sampled_from(range(len(CONFIGS))),
-    "start_days_ago": st.sampled_from([5, 60, 200, 500]),
-    "steps": st.lists(st.tuples(operations, st.integers(0, 3), st.sampled_from(STEPS_MS)), min_size=1, max_size=18),
-    "forks": st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 20)), max_size=2),
-    "days": st.sampled_from([1, 7, 30, 90, 200, 3650]),
-})
+scenario = st.fixed_dictionaries(
+    {
+        "config": st.sampled_from(range(len(CONFIGS))),
+        "start_days_ago": st.sampled_from([5, 60, 200, 500]),
+        "steps": st.lists(st.tuples(operations, st.integers(0, 3), st.sampled_from(STEPS_MS)), min_size=1, max_size=18),
+        "forks": st.lists(st.tuples(st.integers(0, 3), st.integers(-1, 20)), max_size=2),
+        "days": st.sampled_from([1, 7, 30, 90, 200, 3650]),
+    }
+)
 
 
 async def _step(call: Caller, model: RefPlaylists, op: tuple[str, Any], target: int, at_ms: int) -> None:
@@ -56,8 +60,16 @@ async def _step(call: Caller, model: RefPlaylists, op: tuple[str, Any], target: 
         tracks = value if kind == "CREATE" else [TRACKS[-1]]  # a playlist starts with a track
         if len(existing) == 4:
             return
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist_id, "name": "Mix",
-                                                      "track_ids": tracks, "created_at": ms_to_iso(at_ms)})
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": USER,
+                "playlist_id": playlist_id,
+                "name": "Mix",
+                "track_ids": tracks,
+                "created_at": ms_to_iso(at_ms),
+            },
+        )
         model.create(playlist_id, tracks, at_ms)
         return
     playlist_id = existing[target % len(existing)]
@@ -93,7 +105,7 @@ async def _fork(call: Caller, model: RefPlaylists, source: int, moment: int) -> 
     source_id, new_id = existing[source % len(existing)], playlist(len(existing))
     timeline = model.timelines[source_id]
     arguments = {"user_id": USER, "playlist_id": source_id, "new_playlist_id": new_id}
-    if moment < 0 and timeline[0][0] > iso_to_ms(datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:23] + "Z"):
+    if moment < 0 and timeline[0][0] > iso_to_ms(datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:23] + "Z"):
         moment = 0  # "now" would precede a source created in the future (NOT_FOUND)
     if moment >= 0:  # a moment of the source's history; -1: now
         arguments["at_time"] = ms_to_iso(timeline[moment % len(timeline)][0])
@@ -107,13 +119,14 @@ def _comparable(entry: dict[str, Any]) -> dict[str, Any]:
     return {**shown, "first_seen": iso_to_ms(shown["first_seen"]), "present_since": iso_to_ms(shown["present_since"])}
 
 
-@hsettings(max_examples=30, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hsettings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(drawn=scenario)
 async def test_rotation_report_matches_the_reference(settings_factory: Any, drawn: dict[str, Any]) -> None:
     settings = settings_factory(**CONFIGS[drawn["config"]])
     model = RefPlaylists()
-    now_ms = iso_to_ms(datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z"))
+    now_ms = iso_to_ms(datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z"))
     at_ms = now_ms - drawn["start_days_ago"] * DAY_MS
     async with connected(settings) as call:
         for op, target, step_ms in drawn["steps"]:
@@ -123,14 +136,17 @@ async def test_rotation_report_matches_the_reference(settings_factory: Any, draw
             if 0 < len(model.timelines) < 5:
                 await _fork(call, model, source, moment)
         arguments = {"user_id": USER, "days": drawn["days"], "limit": 500}
-        got = assert_valid_success("memory.rotation_report",
-                                   await call("memory_rotation_report", arguments))
+        got = assert_valid_success("memory.rotation_report", await call("memory_rotation_report", arguments))
         new, staples, in_rotation = report(model, iso_to_ms(got["as_of"]), drawn["days"])
         assert [_comparable(e) for e in got["new"]] == new
         assert [_comparable(e) for e in got["staples"]] == staples
-        assert got["totals"] == {"playlists": len(model.timelines), "tracks_in_rotation": in_rotation,
-                                 "new": len(new), "staples": len(staples),
-                                 "other": in_rotation - len(new) - len(staples)}
+        assert got["totals"] == {
+            "playlists": len(model.timelines),
+            "tracks_in_rotation": in_rotation,
+            "new": len(new),
+            "staples": len(staples),
+            "other": in_rotation - len(new) - len(staples),
+        }
         assert got["truncated"] is False
         assert iso_to_ms(got["as_of"]) - iso_to_ms(got["window_start"]) == drawn["days"] * DAY_MS
         # Both ways of reading the histories (embedded: bucket chain; MongoDB: two finds) agree.

@@ -9,17 +9,27 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from service.control.explain import event_terms, terms_match
 from service.control.inspect import EvidenceIndex
 from service.text.entities import folded_entity
-from service.control.explain import event_terms, terms_match
 
 WORDS = ["the", "Björk", "bjork", "Band", "live", "great", "max", "AC/DC", "ac dc", "sigur", "rós", "x"]
 text = st.lists(st.sampled_from(WORDS), min_size=0, max_size=9).map(" ".join)
-payloads = st.fixed_dictionaries({}, optional={
-    "artist": text, "album": text, "genre": text, "subject": text, "track_id": text, "raw_text": text,
-    "max_tracks_per_artist": st.integers(0, 5)})
-events = st.lists(st.builds(lambda n, p: {"_id": f"e{n}", "type": "like", "payload": p},
-                            st.integers(0, 10**6), payloads), max_size=12)
+payloads = st.fixed_dictionaries(
+    {},
+    optional={
+        "artist": text,
+        "album": text,
+        "genre": text,
+        "subject": text,
+        "track_id": text,
+        "raw_text": text,
+        "max_tracks_per_artist": st.integers(0, 5),
+    },
+)
+events = st.lists(
+    st.builds(lambda n, p: {"_id": f"e{n}", "type": "like", "payload": p}, st.integers(0, 10**6), payloads), max_size=12
+)
 
 
 @settings(max_examples=300, deadline=None)

@@ -19,14 +19,18 @@ async def inspect(call: Caller, user_id: int = ALICE) -> dict[str, Any]:
 
 
 async def patch(call: Caller, patch: dict[str, Any], reason: str, user_id: int = ALICE) -> int:
-    answer = await call.ok("memory_update_profile", {"user_id": user_id, "patch": patch, "reason": reason,
-                                                     "source": "user", "create_if_missing": True})
+    answer = await call.ok(
+        "memory_update_profile",
+        {"user_id": user_id, "patch": patch, "reason": reason, "source": "user", "create_if_missing": True},
+    )
     return answer["version"]
 
 
 async def like(call: Caller, payload: dict[str, Any], when: str, kind: str = "like", user_id: int = ALICE) -> str:
-    answer = await call.ok("memory_append_preference_event", {"user_id": user_id, "type": kind, "payload": payload,
-                                                               "source": "user", "timestamp": when})
+    answer = await call.ok(
+        "memory_append_preference_event",
+        {"user_id": user_id, "type": kind, "payload": payload, "source": "user", "timestamp": when},
+    )
     return answer["event_id"]
 
 
@@ -39,28 +43,47 @@ def field(answer: dict[str, Any], path: str) -> dict[str, Any]:
 async def test_a_user_with_nothing_stored(settings: Settings) -> None:
     async with connected(settings) as call:
         answer = await inspect(call)
-    assert answer == {"user_id": ALICE, "enabled": True, "paused_until": None,
-                      "counts": {"preference_events": 0, "playlists": 0, "tracks": 0, "memories": 0,
-                                 "play_buckets": 0, "aging_records": 0, "profile_version": 0},
-                      "last_context": None, "profile_fields": [], "unlisted_fields": 0, "history_complete": True,
-                      "hidden": None}
+    assert answer == {
+        "user_id": ALICE,
+        "enabled": True,
+        "paused_until": None,
+        "counts": {
+            "preference_events": 0,
+            "playlists": 0,
+            "tracks": 0,
+            "memories": 0,
+            "play_buckets": 0,
+            "aging_records": 0,
+            "profile_version": 0,
+        },
+        "last_context": None,
+        "profile_fields": [],
+        "unlisted_fields": 0,
+        "history_complete": True,
+        "hidden": None,
+    }
 
 
 async def test_profile_fields_carry_the_patches_and_events_that_set_them(settings: Settings) -> None:
     async with connected(settings) as call:
-        v1 = await patch(call, {"likes": {"artists": ["Nightwish", "Björk"]}, "rules": {"max_tracks_per_artist": 3}},
-                         "first session")
+        v1 = await patch(
+            call, {"likes": {"artists": ["Nightwish", "Björk"]}, "rules": {"max_tracks_per_artist": 3}}, "first session"
+        )
         v2 = await patch(call, {"rules": {"max_tracks_per_artist": 2}}, "said two is enough")
         about_bjork = await like(call, {"artist": "bjork", "raw_text": "love her"}, "2025-01-02T10:00:00Z")
         in_words = await like(call, {"raw_text": "Nightwish live was great"}, "2025-01-03T10:00:00Z")
-        rule = await like(call, {"max_tracks_per_artist": 2, "raw_text": "two per artist"}, "2025-01-04T10:00:00Z",
-                          kind="rule")
+        rule = await like(
+            call, {"max_tracks_per_artist": 2, "raw_text": "two per artist"}, "2025-01-04T10:00:00Z", kind="rule"
+        )
         await like(call, {"artist": "Someone Else"}, "2025-01-05T10:00:00Z")
         answer = await inspect(call)
         explained = await call.ok("memory_explain", {"user_id": ALICE, "path": "/likes/artists/1"})
 
     assert [r["path"] for r in answer["profile_fields"]] == [
-        "/likes/artists/0", "/likes/artists/1", "/rules/max_tracks_per_artist"]
+        "/likes/artists/0",
+        "/likes/artists/1",
+        "/rules/max_tracks_per_artist",
+    ]
     bjork = field(answer, "/likes/artists/1")
     assert bjork["value"] == "Björk"
     assert [(r["version"], r["reason"], r["source"]) for r in bjork["set_by"]] == [(v1, "first session", "user")]
@@ -87,7 +110,8 @@ async def test_the_last_context_block_served_is_shown_with_its_diagnostics(setti
     last = answer["last_context"]
     assert first["block"] == served["block"]  # same store, same block: the second is the one kept
     assert {k: last[k] for k in ("block", "tokens", "diagnostics")} == {
-        k: served[k] for k in ("block", "tokens", "diagnostics")}
+        k: served[k] for k in ("block", "tokens", "diagnostics")
+    }
     assert last["budget_tokens"] == 300 and last["focus"] == "metal" and last["served_at"]
     assert other["last_context"] is None  # Bob was never served a block
 
@@ -103,8 +127,9 @@ async def test_forget_import_and_delete_drop_the_last_block(settings: Settings) 
         await like(call, {"artist": "Another Band"}, "2025-01-03T10:00:00Z")
         await call.ok("memory_get_context", {"user_id": ALICE, "budget_tokens": 400})
         exported = await call.ok("memory_export_user_data", {"user_id": ALICE})
-        await call.ok("memory_import_user_data", {"user_id": ALICE, "data": exported["data"], "confirm": True,
-                                                  "replace": True})
+        await call.ok(
+            "memory_import_user_data", {"user_id": ALICE, "data": exported["data"], "confirm": True, "replace": True}
+        )
         assert (await inspect(call))["last_context"] is None
 
         await call.ok("memory_get_context", {"user_id": ALICE, "budget_tokens": 400})
@@ -140,8 +165,7 @@ async def test_the_answer_stays_bounded_however_big_the_profile(settings: Settin
     long_reason = "because " * 100
     async with connected(settings) as call:
         for round_ in range(LISTED_PER_FIELD + 2):
-            await patch(call, {"tags": [f"t{i}-{round_}" for i in range(MAX_FIELDS + 10)], "keep": round_},
-                        long_reason)
+            await patch(call, {"tags": [f"t{i}-{round_}" for i in range(MAX_FIELDS + 10)], "keep": round_}, long_reason)
         answer = await inspect(call)
     assert len(answer["profile_fields"]) == MAX_FIELDS and answer["unlisted_fields"] == 11  # 210 tags + keep
     first = answer["profile_fields"][0]

@@ -19,20 +19,33 @@ _numbers = itertools.count(1)
 
 async def add(call: Caller, importance: int, age: timedelta, user_id: int = ALICE, **fields: Any) -> str:
     n = next(_numbers)
-    arguments = {"user_id": user_id, "type": "insight", "entities": [f"Artist {n}"],
-                 "summary": f"Listener note {n} about a band. It goes on with detail.", "importance": importance,
-                 "timestamp": format_iso(NOW - age), "skip_dedup": True, **fields}
+    arguments = {
+        "user_id": user_id,
+        "type": "insight",
+        "entities": [f"Artist {n}"],
+        "summary": f"Listener note {n} about a band. It goes on with detail.",
+        "importance": importance,
+        "timestamp": format_iso(NOW - age),
+        "skip_dedup": True,
+        **fields,
+    }
     return (await call.ok("memory_add", arguments))["memory_id"]
 
 
 async def boundary_cases(call: Caller, user_id: int = ALICE) -> dict[str, str]:
     """One memory per rule and boundary, named by what aging at NOW must do to it."""
     cases = {
-        "keep 10, 3 years": (10, 1000 * DAY), "keep 8, 400 days": (8, 400 * DAY),
-        "gist 7, 30 days + 1 ms": (7, 30 * DAY + MS), "keep 7, exactly 30 days": (7, 30 * DAY),
-        "gist 5, 31 days": (5, 31 * DAY), "keep 5, exactly 30 days": (5, 30 * DAY), "keep 6, 1 day": (6, DAY),
-        "drop 4, 60 days + 1 ms": (4, 60 * DAY + MS), "keep 4, exactly 60 days": (4, 60 * DAY),
-        "keep 4, 45 days": (4, 45 * DAY), "drop 1, 61 days": (1, 61 * DAY),
+        "keep 10, 3 years": (10, 1000 * DAY),
+        "keep 8, 400 days": (8, 400 * DAY),
+        "gist 7, 30 days + 1 ms": (7, 30 * DAY + MS),
+        "keep 7, exactly 30 days": (7, 30 * DAY),
+        "gist 5, 31 days": (5, 31 * DAY),
+        "keep 5, exactly 30 days": (5, 30 * DAY),
+        "keep 6, 1 day": (6, DAY),
+        "drop 4, 60 days + 1 ms": (4, 60 * DAY + MS),
+        "keep 4, exactly 60 days": (4, 60 * DAY),
+        "keep 4, 45 days": (4, 45 * DAY),
+        "drop 1, 61 days": (1, 61 * DAY),
     }
     return {name: await add(call, importance, age, user_id) for name, (importance, age) in cases.items()}
 

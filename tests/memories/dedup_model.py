@@ -20,8 +20,11 @@ SPELLINGS = [
     ["Mötley Crüe", "Motley Crue", "motley crüe"],
 ]
 SUMMARIES = [
-    ["Recommended the baroque pop album", "Baroque pop album recommended for its harmonies",
-     "The baroque pop record I recommended"],
+    [
+        "Recommended the baroque pop album",
+        "Baroque pop album recommended for its harmonies",
+        "The baroque pop record I recommended",
+    ],
     ["Saw them live at the festival", "Their live festival set was loud"],
 ]
 
@@ -37,19 +40,34 @@ class ModelMemory:
     seen: int
 
     def observed(self) -> tuple[object, ...]:
-        return (self.type, tuple(sorted(self.entities)), self.group, self.first_ms, self.last_ms, self.importance,
-                self.seen)
+        return (
+            self.type,
+            tuple(sorted(self.entities)),
+            self.group,
+            self.first_ms,
+            self.last_ms,
+            self.importance,
+            self.seen,
+        )
 
 
 @dataclass
 class DedupModel:
     memories: list[ModelMemory]
 
-    def add(self, memory_type: str, entities: frozenset[int], group: int, at_ms: int, importance: int,
-            forced: bool) -> bool:
+    def add(
+        self, memory_type: str, entities: frozenset[int], group: int, at_ms: int, importance: int, forced: bool
+    ) -> bool:
         """Apply one statement; True if it restated a stored memory."""
-        same = [m for m in self.memories if not forced and m.type == memory_type and m.entities == entities
-                and m.group == group and abs(m.last_ms - at_ms) <= WINDOW_MS]
+        same = [
+            m
+            for m in self.memories
+            if not forced
+            and m.type == memory_type
+            and m.entities == entities
+            and m.group == group
+            and abs(m.last_ms - at_ms) <= WINDOW_MS
+        ]
         if not same:
             self.memories.append(ModelMemory(memory_type, entities, group, at_ms, at_ms, importance, 1))
             return False

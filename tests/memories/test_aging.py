@@ -25,11 +25,15 @@ async def test_every_rule_at_its_boundaries(settings: Settings) -> None:
         before = await memories_by_id(call)
         report = await call.service.aging.run(NOW)
         after = await memories_by_id(call)
-    expected = {ids[name]: ("compressed" if name.startswith("gist") else "removed")
-                for name in ids if not name.startswith("keep")}
+    expected = {
+        ids[name]: ("compressed" if name.startswith("gist") else "removed")
+        for name in ids
+        if not name.startswith("keep")
+    }
     assert {c["memory_id"]: c["action"] for c in report["changes"]} == expected
     assert {c["memory_id"]: c["rule"] for c in report["changes"]} == {
-        i: RULE_GIST if action == "compressed" else RULE_REMOVE for i, action in expected.items()}
+        i: RULE_GIST if action == "compressed" else RULE_REMOVE for i, action in expected.items()
+    }
     assert report["counts"] == {"examined": 11, "compressed": 2, "removed": 2, "kept": 7}
     assert set(after) == set(before) - {i for i, action in expected.items() if action == "removed"}
     for name, memory_id in ids.items():
@@ -43,23 +47,47 @@ async def test_every_rule_at_its_boundaries(settings: Settings) -> None:
 async def test_the_uncached_path_of_real_mongodb_ages_the_same(tmp_path: Path) -> None:
     """On MongoDB only the memories that may be due are read (importance < 8, older than 30 days):
     driven on the embedded engine's storage, told it is MongoDB, as tests/memories/test_uncached_store."""
-    cases = [(10, 1000 * DAY), (8, 400 * DAY), (7, 30 * DAY + MS), (7, 30 * DAY), (5, 31 * DAY), (6, DAY),
-             (4, 60 * DAY + MS), (4, 60 * DAY), (4, 45 * DAY), (1, 61 * DAY)]
+    cases = [
+        (10, 1000 * DAY),
+        (8, 400 * DAY),
+        (7, 30 * DAY + MS),
+        (7, 30 * DAY),
+        (5, 31 * DAY),
+        (6, DAY),
+        (4, 60 * DAY + MS),
+        (4, 60 * DAY),
+        (4, 45 * DAY),
+        (1, 61 * DAY),
+    ]
     outcomes = []
     async for _, told, _, store in stores_on_both_paths(tmp_path):
-        made = {(await store.add(ALICE, "event", [f"Band {n}"], f"Gig {n}.", importance, None, NOW - age, True))
-                ["memory_id"]: n for n, (importance, age) in enumerate(cases)}
+        made = {
+            (await store.add(ALICE, "event", [f"Band {n}"], f"Gig {n}.", importance, None, NOW - age, True))[
+                "memory_id"
+            ]: n
+            for n, (importance, age) in enumerate(cases)
+        }
         report = await age_memories(told, store, NOW)
         outcomes.append((sorted((made[c["memory_id"]], c["action"]) for c in report["changes"]), report["counts"]))
     assert outcomes[0] == outcomes[1]
-    assert outcomes[0] == ([(2, "compressed"), (4, "compressed"), (6, "removed"), (9, "removed")],
-                           {"examined": 10, "compressed": 2, "removed": 2, "kept": 6})
+    assert outcomes[0] == (
+        [(2, "compressed"), (4, "compressed"), (6, "removed"), (9, "removed")],
+        {"examined": 10, "compressed": 2, "removed": 2, "kept": 6},
+    )
 
 
 async def test_a_gist_keeps_the_first_sentence_and_scalar_metadata(settings: Settings) -> None:
     long_sentence = "Loves St. Vincent and the way " + "her guitar tone bends " * 8 + "every song. Saw her live."
-    metadata = {"check_after_days": 7, "score": 0.5, "live": True, "venue": "Roundhouse", "edge": "y" * 140,
-                "essay": "x" * 141, "setlist": ["Los Ageless", "New York"], "details": {"row": 3}}
+    metadata = {
+        "check_after_days": 7,
+        "score": 0.5,
+        "live": True,
+        "venue": "Roundhouse",
+        "edge": "y" * 140,
+        "essay": "x" * 141,
+        "setlist": ["Los Ageless", "New York"],
+        "details": {"row": 3},
+    }
     async with connected(settings) as call:
         memory_id = await add(call, 6, 40 * DAY, summary=long_sentence, metadata=metadata)
         report = await call.service.aging.run(NOW)
@@ -69,18 +97,25 @@ async def test_a_gist_keeps_the_first_sentence_and_scalar_metadata(settings: Set
     assert len(memory["summary"]) <= 140 and memory["summary"].endswith("…")
     kept = memory["summary"][:-1]
     assert long_sentence.startswith(kept) and long_sentence[len(kept)] == " "  # cut between two words
-    assert memory["metadata"] == {"check_after_days": 7, "score": 0.5, "live": True, "venue": "Roundhouse",
-                                  "edge": "y" * 140}
+    assert memory["metadata"] == {
+        "check_after_days": 7,
+        "score": 0.5,
+        "live": True,
+        "venue": "Roundhouse",
+        "edge": "y" * 140,
+    }
     assert memory["fuzzy"] is True and memory["importance"] == 6
 
 
 def test_the_first_sentence_and_its_cut() -> None:
-    assert first_sentence("Loves St. Vincent's Masseduction. Played it all week.") == "Loves St. Vincent's Masseduction."
+    assert (
+        first_sentence("Loves St. Vincent's Masseduction. Played it all week.") == "Loves St. Vincent's Masseduction."
+    )
     assert first_sentence("R.E.M. is the band! Then more.") == "R.E.M. is the band!"
     assert first_sentence("Recommended J. Cole's album. Next") == "Recommended J. Cole's album."
     assert first_sentence("Gave it a 9. Loved it.") == "Gave it a 9."
     assert first_sentence("Symphony No. 9 moved them. Really.") == "Symphony No. 9 moved them."
-    assert first_sentence("Asked \"why?\" twice. Then left.") == "Asked \"why?\" twice."
+    assert first_sentence('Asked "why?" twice. Then left.') == 'Asked "why?" twice.'
     assert first_sentence("  Two  spaces\nand a line break. Next.") == "Two spaces and a line break."
     assert first_sentence("no end at all") == "no end at all"
     exact = "a" * 139 + "."
@@ -98,7 +133,9 @@ async def test_a_dry_run_decides_the_same_and_writes_nothing(settings: Settings)
         dry = await call.service.aging.run(NOW, dry_run=True)
         assert await snapshot(db) == stored
         real = await call.service.aging.run(NOW)
-    assert dry["dry_run"] and not real["dry_run"] and (dry["changes"], dry["counts"]) == (real["changes"], real["counts"])
+    assert (
+        dry["dry_run"] and not real["dry_run"] and (dry["changes"], dry["counts"]) == (real["changes"], real["counts"])
+    )
     assert real["counts"] == {"examined": 22, "compressed": 4, "removed": 4, "kept": 14}
 
 
@@ -125,8 +162,9 @@ async def test_the_audit_trail_and_the_records_show_each_change(tmp_path: Path) 
         records = {r["memory_id"]: r for r in await call.service.database.memory_aging.find({"user_id": ALICE})}
     changes = {c["memory_id"]: c for c in report["changes"]}
     keys = {i: record_id(ALICE, i, c["action"], memories[i]["updated_at"]) for i, c in changes.items()}
-    expected = ({("memory_aging", "insert", key) for key in keys.values()}
-                | {("memories", "update", f"{ALICE}:{i}") for i, c in changes.items() if c["action"] == "compressed"})
+    expected = {("memory_aging", "insert", key) for key in keys.values()} | {
+        ("memories", "update", f"{ALICE}:{i}") for i, c in changes.items() if c["action"] == "compressed"
+    }
     ours = [e for e in entries if e["request_id"] == origin.request_id]
     assert {(e["collection"], e["operation"], e["document_key"]) for e in ours} == expected
     assert all((e["principal"], e["tool"]) == ("local", "aging") for e in ours)
@@ -144,7 +182,9 @@ async def test_the_audit_trail_and_the_records_show_each_change(tmp_path: Path) 
 
 async def test_a_removed_memory_leaves_query_and_search_and_its_record_says_what_it_was(settings: Settings) -> None:
     async with connected(settings) as call:
-        gone = await add(call, 3, 70 * DAY, entities=["The Zombies"], summary="Saw the Zombies play Odessey and Oracle.")
+        gone = await add(
+            call, 3, 70 * DAY, entities=["The Zombies"], summary="Saw the Zombies play Odessey and Oracle."
+        )
         kept = await add(call, 9, 70 * DAY, entities=["The Zombies"], summary="Adores the Zombies' harmonies.")
         found = await call.ok("memory_query", {"user_id": ALICE, "entity": "zombies"})
         assert {m["memory_id"] for m in found["memories"]} == {gone, kept}
@@ -162,19 +202,30 @@ async def test_a_removed_memory_leaves_query_and_search_and_its_record_says_what
     [record] = records
     assert (record["action"], record["rule"], record["after"]) == ("removed", RULE_REMOVE, None)
     assert (record["before"]["entities"], record["before"]["importance"], record["before"]["summary"]) == (
-        ["The Zombies"], 3, "Saw the Zombies play Odessey and Oracle.")
+        ["The Zombies"],
+        3,
+        "Saw the Zombies play Odessey and Oracle.",
+    )
     assert (stats["memory_count"], stats["aging_event_count"]) == counted == (1, 1)
 
 
 async def test_a_restated_gist_is_clear_again_and_compressed_again_with_a_new_record(settings: Settings) -> None:
     statement = {"type": "recommendation", "entities": ["The Zombies"]}
     async with connected(settings) as call:
-        memory_id = await add(call, 6, 40 * DAY, **statement, summary="Recommended baroque pop by the Zombies. Long.",
-                              skip_dedup=False)
+        memory_id = await add(
+            call, 6, 40 * DAY, **statement, summary="Recommended baroque pop by the Zombies. Long.", skip_dedup=False
+        )
         assert len((await call.service.aging.run(NOW))["changes"]) == 1
-        again = await call.ok("memory_add", {"user_id": ALICE, **statement, "importance": 6,
-                                             "summary": "Recommended the Zombies' baroque pop again",
-                                             "timestamp": format_iso(NOW - 20 * DAY)})
+        again = await call.ok(
+            "memory_add",
+            {
+                "user_id": ALICE,
+                **statement,
+                "importance": 6,
+                "summary": "Recommended the Zombies' baroque pop again",
+                "timestamp": format_iso(NOW - 20 * DAY),
+            },
+        )
         assert again["deduplicated"] and again["memory_id"] == memory_id and not again["memory"]["fuzzy"]
         second = await call.service.aging.run(NOW)
         records = await call.service.database.memory_aging.find({"user_id": ALICE, "memory_id": memory_id})
@@ -184,7 +235,8 @@ async def test_a_restated_gist_is_clear_again_and_compressed_again_with_a_new_re
 
 
 async def test_a_run_stopped_between_record_and_change_is_retried_without_a_second_record(
-        settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async def refused(*args: Any, **kwargs: Any) -> Any:
         raise StorageUnavailable("the database did not complete the operation")
 

@@ -70,7 +70,8 @@ async def test_the_server_ages_periodically_as_its_own_origin(settings_factory: 
 
 
 async def test_a_failed_periodic_run_is_logged_and_the_next_period_tries_again(
-        settings: Settings, caplog: pytest.LogCaptureFixture) -> None:
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
     async with running_service(settings, ServiceHolder()) as service:
         await service.memories.add(ALICE, "event", ["Gig"], "A small gig.", 2, None, utc_now() - 90 * DAY, True)
         real, calls = service.aging.run, []

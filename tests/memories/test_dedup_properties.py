@@ -13,7 +13,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from service.timeutil import format_iso, parse_iso
 from tests.memories.dedup_model import DAY_MS, SPELLINGS, SUMMARIES, DedupModel
@@ -23,15 +25,17 @@ from tests.tools.contract import assert_valid_success
 USER = 1
 START_MS = 1_700_000_000_000
 
-statement = st.fixed_dictionaries({
-    "type": st.sampled_from(["recommendation", "feedback"]),
-    "entities": st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=2),
-    "summary": st.tuples(st.integers(0, 1), st.integers(0, 2)),
-    # Days 30 apart often: with the minutes that keep times distinct, just inside or outside the window.
-    "day": st.one_of(st.sampled_from([0, 30, 60, 90]), st.integers(0, 100)),
-    "importance": st.integers(1, 10),
-    "forced": st.sampled_from([False, False, False, False, True]),
-})
+statement = st.fixed_dictionaries(
+    {
+        "type": st.sampled_from(["recommendation", "feedback"]),
+        "entities": st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3)), min_size=1, max_size=2),
+        "summary": st.tuples(st.integers(0, 1), st.integers(0, 2)),
+        # Days 30 apart often: with the minutes that keep times distinct, just inside or outside the window.
+        "day": st.one_of(st.sampled_from([0, 30, 60, 90]), st.integers(0, 100)),
+        "importance": st.integers(1, 10),
+        "forced": st.sampled_from([False, False, False, False, True]),
+    }
+)
 
 
 def _as_ms(text: Any) -> int:
@@ -44,8 +48,17 @@ def _observed(memories: list[dict[str, Any]]) -> list[tuple[object, ...]]:
     for m in memories:
         entities = tuple(sorted({next(i for i, names in enumerate(SPELLINGS) if e in names) for e in m["entities"]}))
         group = next(g for g, texts in enumerate(SUMMARIES) if any(t in m["summary"] for t in texts))
-        rows.append((m["type"], entities, group, _as_ms(m["timestamp"]), _as_ms(m["last_seen_at"]), m["importance"],
-                     m["seen_count"]))
+        rows.append(
+            (
+                m["type"],
+                entities,
+                group,
+                _as_ms(m["timestamp"]),
+                _as_ms(m["last_seen_at"]),
+                m["importance"],
+                m["seen_count"],
+            )
+        )
     return sorted(rows)
 
 
@@ -54,10 +67,13 @@ async def _stored(call: Caller) -> list[tuple[object, ...]]:
     return _observed(exported["memories"])
 
 
-@hsettings(max_examples=60, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hsettings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(statements=st.lists(statement, min_size=1, max_size=25))
-async def test_deduplication_matches_the_reference_model(settings_factory: Any, statements: list[dict[str, Any]]) -> None:
+async def test_deduplication_matches_the_reference_model(
+    settings_factory: Any, statements: list[dict[str, Any]]
+) -> None:
     settings = settings_factory()
     model = DedupModel([])
     async with connected(settings) as call:
@@ -66,10 +82,15 @@ async def test_deduplication_matches_the_reference_model(settings_factory: Any, 
             entities = frozenset(i for i, _ in s["entities"])
             names = [SPELLINGS[i][form % len(SPELLINGS[i])] for i, form in s["entities"]]
             group, variant = s["summary"]
-            arguments = {"user_id": USER, "type": s["type"], "entities": names,
-                         "summary": SUMMARIES[group][variant % len(SUMMARIES[group])], "importance": s["importance"],
-                         "timestamp": format_iso(datetime.fromtimestamp(at_ms / 1000, tz=UTC)),
-                         "skip_dedup": s["forced"]}
+            arguments = {
+                "user_id": USER,
+                "type": s["type"],
+                "entities": names,
+                "summary": SUMMARIES[group][variant % len(SUMMARIES[group])],
+                "importance": s["importance"],
+                "timestamp": format_iso(datetime.fromtimestamp(at_ms / 1000, tz=UTC)),
+                "skip_dedup": s["forced"],
+            }
             envelope = await call("memory_add", arguments)
             assert_valid_success("memory.add", envelope)
             expected = model.add(s["type"], entities, group, at_ms, s["importance"], s["forced"])

@@ -20,18 +20,32 @@ def iso(days_ago: float) -> str:
 
 
 def memory(**fields: Any) -> dict[str, Any]:
-    return {"user_id": ALICE, "type": "recommendation", "entities": ["The Zombies", "Odessey and Oracle"],
-            "summary": "Recommended the baroque pop album for its complex arrangements", "importance": 8, **fields}
+    return {
+        "user_id": ALICE,
+        "type": "recommendation",
+        "entities": ["The Zombies", "Odessey and Oracle"],
+        "summary": "Recommended the baroque pop album for its complex arrangements",
+        "importance": 8,
+        **fields,
+    }
 
 
 async def test_the_same_memory_twice_is_one_memory_seen_twice(settings: Settings) -> None:
     async with connected(settings) as call:
-        first = await call("memory_add", memory(metadata={"check_after_days": 7, "reason": "arrangements"},
-                                                timestamp=iso(3)))
+        first = await call(
+            "memory_add", memory(metadata={"check_after_days": 7, "reason": "arrangements"}, timestamp=iso(3))
+        )
         assert_valid_success("memory.add", first)
-        again = await call("memory_add", memory(entities=["odessey and oracle", "ZOMBIES"], importance=6,
-                                                summary="Recommended baroque pop: the arrangements",
-                                                metadata={"reason": None, "mood": "sunny"}, timestamp=iso(1)))
+        again = await call(
+            "memory_add",
+            memory(
+                entities=["odessey and oracle", "ZOMBIES"],
+                importance=6,
+                summary="Recommended baroque pop: the arrangements",
+                metadata={"reason": None, "mood": "sunny"},
+                timestamp=iso(1),
+            ),
+        )
         assert_valid_success("memory.add", again)
         stored = await call.service.database.memories.count_documents({"user_id": ALICE})
     a, b = first["result"], again["result"]
@@ -48,12 +62,17 @@ async def test_the_same_memory_twice_is_one_memory_seen_twice(settings: Settings
 async def test_a_restatement_keeps_what_each_statement_adds(settings: Settings) -> None:
     async with connected(settings) as call:
         await call.ok("memory_add", memory(summary="Recommended the baroque pop album."))
-        wider = await call.ok("memory_add", memory(summary="Recommended the baroque pop album to a harmony fan.", importance=9))
+        wider = await call.ok(
+            "memory_add", memory(summary="Recommended the baroque pop album to a harmony fan.", importance=9)
+        )
         both = await call.ok("memory_add", memory(summary="Recommended baroque pop; they loved Care of Cell 44"))
     assert wider["deduplicated"] and wider["memory"]["importance"] == 9
-    assert wider["memory"]["summary"] == "Recommended the baroque pop album to a harmony fan."  # says all the first said
-    assert both["memory"]["summary"] == ("Recommended the baroque pop album to a harmony fan. Recommended baroque pop; they "
-                                         "loved Care of Cell 44")  # each says something the other does not
+    assert (
+        wider["memory"]["summary"] == "Recommended the baroque pop album to a harmony fan."
+    )  # says all the first said
+    assert both["memory"]["summary"] == (
+        "Recommended the baroque pop album to a harmony fan. Recommended baroque pop; they loved Care of Cell 44"
+    )  # each says something the other does not
     assert both["memory"]["seen_count"] == 3
 
 
@@ -85,12 +104,17 @@ async def test_concurrent_restatements_make_one_memory(settings: Settings) -> No
 
 async def test_bad_memories_are_refused_and_write_nothing(settings: Settings) -> None:
     async with connected(settings) as call:
-        for bad, field in ((memory(entities=["  "]), "entities[0]"), (memory(summary=" \n "), "summary"),
-                           (memory(metadata={"check_after_days": "soon"}), "metadata.check_after_days"),
-                           (memory(metadata={"check_after_days": 7.5}), "metadata.check_after_days"),
-                           (memory(metadata={"blob": "x" * 5000}), "metadata"),
-                           (memory(importance=11), "importance"), (memory(entities=[]), "entities"),
-                           (memory(type="gossip"), "type"), (memory(timestamp="yesterday"), "timestamp")):
+        for bad, field in (
+            (memory(entities=["  "]), "entities[0]"),
+            (memory(summary=" \n "), "summary"),
+            (memory(metadata={"check_after_days": "soon"}), "metadata.check_after_days"),
+            (memory(metadata={"check_after_days": 7.5}), "metadata.check_after_days"),
+            (memory(metadata={"blob": "x" * 5000}), "metadata"),
+            (memory(importance=11), "importance"),
+            (memory(entities=[]), "entities"),
+            (memory(type="gossip"), "type"),
+            (memory(timestamp="yesterday"), "timestamp"),
+        ):
             error = await call.error("memory_add", bad, "INVALID_ARGUMENT")
             assert error["details"]["field"] == field, (bad, error)
         assert await call.service.database.memories.count_documents({}) == 0
@@ -100,14 +124,34 @@ async def _store_query_fixture(call: Any) -> dict[str, str]:
     ids = {}
     for name, fields in {
         "zombies_rec": memory(timestamp=iso(2)),
-        "zombies_feedback": memory(type="feedback", entities=["The Zombies"], importance=9, timestamp=iso(20),
-                                   summary="Found the harmonies too sweet"),
-        "tribute": memory(type="event", entities=["Zombies Tribute Band"], importance=7, timestamp=iso(5),
-                          summary="Tribute concert on Friday"),
-        "motley": memory(type="insight", entities=["Mötley Crüe"], importance=5, timestamp=iso(45),
-                         summary="Guilty pleasure: glam metal anthems"),
-        "swift": memory(type="insight", entities=["Taylor Swift", "storytelling"], importance=9, timestamp=iso(1),
-                        summary="Values narrative songwriting; folklore is the exemplar"),
+        "zombies_feedback": memory(
+            type="feedback",
+            entities=["The Zombies"],
+            importance=9,
+            timestamp=iso(20),
+            summary="Found the harmonies too sweet",
+        ),
+        "tribute": memory(
+            type="event",
+            entities=["Zombies Tribute Band"],
+            importance=7,
+            timestamp=iso(5),
+            summary="Tribute concert on Friday",
+        ),
+        "motley": memory(
+            type="insight",
+            entities=["Mötley Crüe"],
+            importance=5,
+            timestamp=iso(45),
+            summary="Guilty pleasure: glam metal anthems",
+        ),
+        "swift": memory(
+            type="insight",
+            entities=["Taylor Swift", "storytelling"],
+            importance=9,
+            timestamp=iso(1),
+            summary="Values narrative songwriting; folklore is the exemplar",
+        ),
     }.items():
         ids[name] = (await call.ok("memory_add", fields))["memory_id"]
     await call.ok("memory_add", {**memory(), "user_id": BOB, "entities": ["The Zombies"], "summary": "Bob's own"})
@@ -142,7 +186,13 @@ async def test_query_filters_alone_and_combined_and_days_ago(settings: Settings)
         assert await found(text="harmonies", type="event") == []
         assert await found(limit=2) == ["swift", "zombies_feedback"]
     days = {m["memory_id"]: m["days_ago"] for m in everything["memories"]}
-    assert [days[ids[k]] for k in ("zombies_rec", "zombies_feedback", "tribute", "motley", "swift")] == [2, 20, 5, 45, 1]
+    assert [days[ids[k]] for k in ("zombies_rec", "zombies_feedback", "tribute", "motley", "swift")] == [
+        2,
+        20,
+        5,
+        45,
+        1,
+    ]
     assert len(everything["memories"]) == 5  # Bob's memory is not Alice's
 
 
@@ -168,7 +218,9 @@ async def test_search_finds_memories_and_export_import_delete_keep_or_remove_the
         assert [m | {"days_ago": 0} for m in after["memories"]] == [m | {"days_ago": 0} for m in before["memories"]]
         again = await call.ok("memory_add", memory(timestamp=iso(1)))  # dedup works on imported memories
         assert again["deduplicated"] and again["memory_id"] == ids["zombies_rec"]
-        assert (await call.ok("memory_search", {"user_id": ALICE, "query": "folklore"}))["results"][0]["id"] == ids["swift"]
+        assert (await call.ok("memory_search", {"user_id": ALICE, "query": "folklore"}))["results"][0]["id"] == ids[
+            "swift"
+        ]
         assert (await call.ok("memory_query", {"user_id": BOB}))["memories"][0]["summary"] == "Bob's own"
 
 

@@ -13,7 +13,6 @@ import pytest
 from service.memories import plays as plays_module
 from service.memories.followups import FollowUpService
 from service.settings import Settings
-
 from service.timeutil import as_utc, format_iso
 from service.tracks.signals import played_counts
 from tests.memories.engines import stores_on_both_paths
@@ -41,11 +40,23 @@ async def log(call: Any, user_id: int, plays: list[dict]) -> dict[str, Any]:
     return await ok(call, "memory_log_plays", {"user_id": user_id, "plays": plays})
 
 
-async def remember(call: Any, user_id: int, entities: list[str], days_ago: float, kind: str = "recommendation",
-                   **metadata: Any) -> str:
-    added = await ok(call, "memory_add", {
-        "user_id": user_id, "type": kind, "entities": entities, "summary": f"Suggested {' '.join(entities)}",
-        "importance": 8, "metadata": metadata, "timestamp": ago(days_ago), "skip_dedup": True})
+async def remember(
+    call: Any, user_id: int, entities: list[str], days_ago: float, kind: str = "recommendation", **metadata: Any
+) -> str:
+    added = await ok(
+        call,
+        "memory_add",
+        {
+            "user_id": user_id,
+            "type": kind,
+            "entities": entities,
+            "summary": f"Suggested {' '.join(entities)}",
+            "importance": 8,
+            "metadata": metadata,
+            "timestamp": ago(days_ago),
+            "skip_dedup": True,
+        },
+    )
     return added["memory_id"]
 
 
@@ -59,12 +70,15 @@ async def stored_plays(call: Any, user_id: int) -> list[list[dict]]:
 
 
 async def test_the_same_play_is_stored_once_within_a_call_and_across_calls(settings: Settings) -> None:
-    first = [play(ZOMBIES, "Care of Cell 44", album=ODESSEY),
-             play("zombies", "CARE OF CELL 44"),  # folded twin
-             play("The Zombies", "Care of Cell 44", "2025-01-02T11:00:00.0004+01:00"),  # same instant and ms
-             play(ZOMBIES, "Care of Cell 44", "2025-01-02T10:00:00.001Z"),  # a millisecond later: another play
-             play(ZOMBIES, "Beechwood Park"),  # another track at the same instant
-             play("Beyoncé", at="2025-01-01T09:00:00Z"), play("beyonce", at="2025-01-01T09:00:00Z")]  # no track
+    first = [
+        play(ZOMBIES, "Care of Cell 44", album=ODESSEY),
+        play("zombies", "CARE OF CELL 44"),  # folded twin
+        play("The Zombies", "Care of Cell 44", "2025-01-02T11:00:00.0004+01:00"),  # same instant and ms
+        play(ZOMBIES, "Care of Cell 44", "2025-01-02T10:00:00.001Z"),  # a millisecond later: another play
+        play(ZOMBIES, "Beechwood Park"),  # another track at the same instant
+        play("Beyoncé", at="2025-01-01T09:00:00Z"),
+        play("beyonce", at="2025-01-01T09:00:00Z"),
+    ]  # no track
     async with connected(settings) as call:
         assert await log(call, ALICE, first) == {"user_id": ALICE, "logged": 4, "duplicates": 3}
         assert await log(call, ALICE, first) == {"user_id": ALICE, "logged": 0, "duplicates": 7}
@@ -76,21 +90,29 @@ async def test_the_same_play_is_stored_once_within_a_call_and_across_calls(setti
     january = buckets[1]["plays"]
     assert [p["played_at"] for p in january] == sorted(p["played_at"] for p in january)
     assert {**january[0], "played_at": as_utc(january[0]["played_at"])} == {
-        "artist": "Beyoncé", "track": None, "album": None, "track_id": None,
-        "played_at": datetime(2025, 1, 1, 9, tzinfo=UTC)}
+        "artist": "Beyoncé",
+        "track": None,
+        "album": None,
+        "track_id": None,
+        "played_at": datetime(2025, 1, 1, 9, tzinfo=UTC),
+    }
     assert january[1] == {**january[1], "artist": ZOMBIES, "track": "Care of Cell 44", "album": ODESSEY}
 
 
 async def test_plays_are_bounded_and_checked_and_a_refused_call_writes_nothing(settings: Settings) -> None:
     fine = play(ZOMBIES, "Care of Cell 44")
     bad: list[tuple[list[dict], str]] = [
-        ([fine] * 1001, "plays"), ([], "plays"),
-        ([fine, fine, fine, play("   ")], "plays[3].artist"), ([play("x" * 201)], "plays[0].artist"),
-        ([play(ZOMBIES, "t" * 301)], "plays[0].track"), ([{**fine, "album": "a" * 301}], "plays[0].album"),
+        ([fine] * 1001, "plays"),
+        ([], "plays"),
+        ([fine, fine, fine, play("   ")], "plays[3].artist"),
+        ([play("x" * 201)], "plays[0].artist"),
+        ([play(ZOMBIES, "t" * 301)], "plays[0].track"),
+        ([{**fine, "album": "a" * 301}], "plays[0].album"),
         ([{**fine, "track_id": "short"}], "plays[0].track_id"),
         ([fine, {**fine, "track_id": None}], "plays[1].track_id"),  # leave an unknown id out
         ([{**fine, "played_at": "2025-01-02T10:00:00"}], "plays[0].played_at"),
-        ([{**fine, "played_at": "yesterday"}], "plays[0].played_at"), ([{**fine, "rating": 5}], "plays[0].rating"),
+        ([{**fine, "played_at": "yesterday"}], "plays[0].played_at"),
+        ([{**fine, "rating": 5}], "plays[0].rating"),
         ([{"track": "Care of Cell 44", "played_at": "2025-01-02T10:00:00Z"}], "plays[0].artist"),
     ]
     async with connected(settings) as call:
@@ -108,14 +130,19 @@ async def test_a_month_splits_into_parts_past_5000_plays_and_dedup_reads_every_p
     start = datetime(2025, 5, 31, tzinfo=UTC)
     async with connected(settings) as call:
         for chunk in range(6):  # newest first: every part must still come out ordered
-            batch = [play("Band", f"Song {n}", format_iso(start - timedelta(minutes=n)))
-                     for n in range(chunk * 1000, chunk * 1000 + 1000)]
+            batch = [
+                play("Band", f"Song {n}", format_iso(start - timedelta(minutes=n)))
+                for n in range(chunk * 1000, chunk * 1000 + 1000)
+            ]
             assert (await log(call, ALICE, batch))["logged"] == 1000
         parts = await stored_plays(call, ALICE)
         assert [len(p) for p in parts] == [5000, 1000]
         assert all([x["played_at"] for x in p] == sorted(x["played_at"] for x in p) for p in parts)
-        resent = [play("band", "song 0", format_iso(start)), play("BAND", "Song 5999", format_iso(start - timedelta(
-            minutes=5999))), play("Band", "Song 6000", format_iso(start - timedelta(minutes=6000)))]
+        resent = [
+            play("band", "song 0", format_iso(start)),
+            play("BAND", "Song 5999", format_iso(start - timedelta(minutes=5999))),
+            play("Band", "Song 6000", format_iso(start - timedelta(minutes=6000))),
+        ]
         assert await log(call, ALICE, resent) == {"user_id": ALICE, "logged": 1, "duplicates": 2}
         assert [len(p) for p in await stored_plays(call, ALICE)] == [5000, 1001]
         stats = await call.service.database.user_stats.find_one({"_id": ALICE})
@@ -124,8 +151,9 @@ async def test_a_month_splits_into_parts_past_5000_plays_and_dedup_reads_every_p
     assert [u["user_id"] for u in listed["users"]] == [ALICE]  # plays alone make a user listed
 
 
-async def test_a_write_that_lost_a_race_reads_the_month_again(settings: Settings,
-                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_write_that_lost_a_race_reads_the_month_again(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     async with connected(settings) as call:
         await log(call, ALICE, [play("Band", "Old")])
         real_append, raced, writes = plays_module._append, [], []
@@ -148,21 +176,36 @@ async def test_a_write_that_lost_a_race_reads_the_month_again(settings: Settings
 async def test_work_level_counts_plays_of_the_work_before_and_after(settings: Settings) -> None:
     async with connected(settings) as call:
         rec = await remember(call, ALICE, [ZOMBIES, ODESSEY], 10)
-        await log(call, ALICE, [
-            play("the zombies", "Care of Cell 44", ago(20), album="Odessey & Oracle"),  # not the album's spelling
-            play(ZOMBIES, "This Will Be Our Year", ago(15), album=ODESSEY),
-            play(ZOMBIES, "Care of Cell 44", ago(3), album="odessey and oracle"),
-            play("The Zombies", "A Rose for Emily", ago(6), album=ODESSEY),
-            play(ZOMBIES, "She's Not There", ago(2), album="Begin Here"),  # the artist, not the work
-            play("Cover Band", ODESSEY, ago(1)),  # the work's name by another artist
-        ])
+        await log(
+            call,
+            ALICE,
+            [
+                play("the zombies", "Care of Cell 44", ago(20), album="Odessey & Oracle"),  # not the album's spelling
+                play(ZOMBIES, "This Will Be Our Year", ago(15), album=ODESSEY),
+                play(ZOMBIES, "Care of Cell 44", ago(3), album="odessey and oracle"),
+                play("The Zombies", "A Rose for Emily", ago(6), album=ODESSEY),
+                play(ZOMBIES, "She's Not There", ago(2), album="Begin Here"),  # the artist, not the work
+                play("Cover Band", ODESSEY, ago(1)),  # the work's name by another artist
+            ],
+        )
         await log(call, BOB, [play(ZOMBIES, "x", ago(1), album=ODESSEY)])  # Bob's plays are not Alice's
         answer = await validate(call, ALICE, rec)
     assert answer["memory_id"] == rec and answer["user_id"] == ALICE
-    assert answer["recommendation"] == {"entities": [ZOMBIES, ODESSEY], "summary": f"Suggested {ZOMBIES} {ODESSEY}",
-                                        "recommended_at": ago(10), "days_since": 10, "check_after_days": 7}
-    assert answer["validation"] == {"plays_since_rec": 2, "plays_before_rec": 1, "user_heard_before": True,
-                                    "first_play_after": ago(6), "matched_on": "work", "plays_logged": True}
+    assert answer["recommendation"] == {
+        "entities": [ZOMBIES, ODESSEY],
+        "summary": f"Suggested {ZOMBIES} {ODESSEY}",
+        "recommended_at": ago(10),
+        "days_since": 10,
+        "check_after_days": 7,
+    }
+    assert answer["validation"] == {
+        "plays_since_rec": 2,
+        "plays_before_rec": 1,
+        "user_heard_before": True,
+        "first_play_after": ago(6),
+        "matched_on": "work",
+        "plays_logged": True,
+    }
     assert "already knew" in answer["follow_up_suggestion"] and "1 play" in answer["follow_up_suggestion"]
 
 
@@ -174,28 +217,42 @@ async def test_artist_level_when_the_work_was_never_played(settings: Settings) -
         artist_only = await remember(call, ALICE, ["Nightwish"], 10)
         await log(call, ALICE, [play("Nightwish", "Nemo", ago(2))])
         nightwish = await validate(call, ALICE, artist_only)
-    assert answer["validation"] == {"plays_since_rec": 3, "plays_before_rec": 1, "user_heard_before": True,
-                                    "first_play_after": ago(5), "matched_on": "artist", "plays_logged": True}
+    assert answer["validation"] == {
+        "plays_since_rec": 3,
+        "plays_before_rec": 1,
+        "user_heard_before": True,
+        "first_play_after": ago(5),
+        "matched_on": "artist",
+        "plays_logged": True,
+    }
     text = answer["follow_up_suggestion"]
     assert f"No play of {ODESSEY} itself" in text and f"{ZOMBIES} got 3 plays" in text and "1 play before" in text
     assert nightwish["validation"]["matched_on"] == "artist"
     assert nightwish["follow_up_suggestion"].startswith("Nightwish was played once")
 
 
-@pytest.mark.parametrize("label, days_ago, check_after, played_days, expected", [
-    ("never", 10, 7, [], "haven't touched it"),
-    ("too early", 2, 7, [], "Too early to tell"),
-    ("once", 10, 7, [3], "played once"),
-    ("a few", 10, 7, [3, 2, 1], "got 3 plays"),
-    ("repeat", 10, 7, [6, 5, 4, 3, 1], "On repeat"),
-    ("already knew", 10, 7, [30, 20], "already knew"),
-])
-async def test_each_kind_of_follow_up_suggestion(settings: Settings, label: str, days_ago: int, check_after: int,
-                                                 played_days: list[int], expected: str) -> None:
+@pytest.mark.parametrize(
+    "label, days_ago, check_after, played_days, expected",
+    [
+        ("never", 10, 7, [], "haven't touched it"),
+        ("too early", 2, 7, [], "Too early to tell"),
+        ("once", 10, 7, [3], "played once"),
+        ("a few", 10, 7, [3, 2, 1], "got 3 plays"),
+        ("repeat", 10, 7, [6, 5, 4, 3, 1], "On repeat"),
+        ("already knew", 10, 7, [30, 20], "already knew"),
+    ],
+)
+async def test_each_kind_of_follow_up_suggestion(
+    settings: Settings, label: str, days_ago: int, check_after: int, played_days: list[int], expected: str
+) -> None:
     async with connected(settings) as call:
         rec = await remember(call, ALICE, ["Arthur Russell"], days_ago, check_after_days=check_after)
-        await log(call, ALICE, [play("Someone Else", "Other", ago(1))]  # the user has play data
-                  + [play("Arthur Russell", f"Track {d}", ago(d)) for d in played_days])
+        await log(
+            call,
+            ALICE,
+            [play("Someone Else", "Other", ago(1))]  # the user has play data
+            + [play("Arthur Russell", f"Track {d}", ago(d)) for d in played_days],
+        )
         answer = await validate(call, ALICE, rec)
     since = sum(1 for d in played_days if d < days_ago)
     assert answer["validation"]["plays_since_rec"] == since
@@ -209,8 +266,14 @@ async def test_without_any_play_data_the_suggestion_says_there_is_nothing_to_che
         rec = await remember(call, ALICE, [ZOMBIES], 10)
         await log(call, BOB, [play(ZOMBIES, "x", ago(1))])
         answer = await validate(call, ALICE, rec)
-    assert answer["validation"] == {"plays_since_rec": 0, "plays_before_rec": 0, "user_heard_before": False,
-                                    "first_play_after": None, "matched_on": None, "plays_logged": False}
+    assert answer["validation"] == {
+        "plays_since_rec": 0,
+        "plays_before_rec": 0,
+        "user_heard_before": False,
+        "first_play_after": None,
+        "matched_on": None,
+        "plays_logged": False,
+    }
     assert "nothing to check" in answer["follow_up_suggestion"] and "memory_log_plays" in answer["follow_up_suggestion"]
 
 
@@ -244,9 +307,19 @@ async def test_open_followups_are_the_due_ones_oldest_first_until_validated(sett
         await remember(call, ALICE, ["E"], 20, kind="insight")  # not a recommendation
         at_once = await remember(call, ALICE, ["F"], 0.001, check_after_days=0)
         await remember(call, BOB, ["G"], 30)
-        far = await ok(call, "memory_add", {  # due past the calendar's end
-            "user_id": ALICE, "type": "recommendation", "entities": ["H"], "summary": "Far ahead", "importance": 8,
-            "timestamp": "9999-12-30T00:00:00Z", "metadata": {"check_after_days": 3650}})
+        far = await ok(
+            call,
+            "memory_add",
+            {  # due past the calendar's end
+                "user_id": ALICE,
+                "type": "recommendation",
+                "entities": ["H"],
+                "summary": "Far ahead",
+                "importance": 8,
+                "timestamp": "9999-12-30T00:00:00Z",
+                "metadata": {"check_after_days": 3650},
+            },
+        )
         everything = await ok(call, "memory_open_followups", {"user_id": ALICE, "limit": 100})
         first_two = await ok(call, "memory_open_followups", {"user_id": ALICE, "limit": 2})
         first = await validate(call, ALICE, short)
@@ -258,9 +331,15 @@ async def test_open_followups_are_the_due_ones_oldest_first_until_validated(sett
         bobs = await ok(call, "memory_open_followups", {"user_id": BOB})
         too_early = await validate(call, ALICE, far["memory_id"])
     assert [f["memory_id"] for f in everything["followups"]] == [oldest, short, at_once] and everything["total"] == 3
-    assert everything["followups"][0] == {"memory_id": oldest, "entities": ["A"], "summary": "Suggested A",
-                                          "recommended_at": ago(20), "days_since": 20, "check_after_days": 7,
-                                          "due_at": ago(13)}
+    assert everything["followups"][0] == {
+        "memory_id": oldest,
+        "entities": ["A"],
+        "summary": "Suggested A",
+        "recommended_at": ago(20),
+        "days_since": 20,
+        "check_after_days": 7,
+        "due_at": ago(13),
+    }
     assert everything["followups"][1]["due_at"] == ago(7) and everything["followups"][1]["check_after_days"] == 3
     assert first_two["followups"] == everything["followups"][:2] and first_two["total"] == 3
     assert first == again and marked["validated_at"] is not None
@@ -272,9 +351,12 @@ async def test_open_followups_are_the_due_ones_oldest_first_until_validated(sett
 
 async def test_plays_with_a_track_id_strengthen_track_resolution(settings: Settings) -> None:
     async with connected(settings) as call:
-        await log(call, ALICE, [play("Nightwish", "Nemo", f"2025-01-0{d}T00:00:00Z", track_id=track(1))
-                                for d in range(1, 4)] + [play("Nightwish", "Amaranth", track_id=track(2)),
-                                                         play("Nightwish", "Unknown id")])
+        await log(
+            call,
+            ALICE,
+            [play("Nightwish", "Nemo", f"2025-01-0{d}T00:00:00Z", track_id=track(1)) for d in range(1, 4)]
+            + [play("Nightwish", "Amaranth", track_id=track(2)), play("Nightwish", "Unknown id")],
+        )
         alice = await played_counts(call.service.database, ALICE)
         bob = await played_counts(call.service.database, BOB)
     assert alice == {track(1): 3, track(2): 1} and not bob
@@ -286,9 +368,15 @@ async def test_open_followups_read_the_same_without_the_kept_copy(tmp_path: Any)
     answers = []
     async for _, told, settings, store in stores_on_both_paths(tmp_path):
         followups = FollowUpService(told, settings, store)
-        ids = [(await store.add(ALICE, kind, [name], name, 8, None, NOW - timedelta(days=days), True))["memory_id"]
-               for kind, name, days in (("recommendation", "A", 20), ("recommendation", "B", 9),
-                                        ("insight", "C", 30), ("recommendation", "D", 1))]
+        ids = [
+            (await store.add(ALICE, kind, [name], name, 8, None, NOW - timedelta(days=days), True))["memory_id"]
+            for kind, name, days in (
+                ("recommendation", "A", 20),
+                ("recommendation", "B", 9),
+                ("insight", "C", 30),
+                ("recommendation", "D", 1),
+            )
+        ]
         await followups.validate_recommendation(ALICE, ids[1])
         answer = await followups.open_followups(ALICE, 10)
         answers.append([(f["entities"], f["days_since"]) for f in answer["followups"]])

@@ -19,8 +19,14 @@ STATEMENTS = [
     ("event", ["Zombies Tribute Band"], "Tribute concert on Friday", 7, 5),
 ]
 QUERIES: list[dict[str, Any]] = [
-    {}, {"entity": "zombies"}, {"entity": "motley crue", "since_days": 60}, {"text": "baroque"},
-    {"memory_type": "feedback"}, {"importance_min": 7}, {"since_days": 10}, {"entity": "zombie", "importance_min": 8},
+    {},
+    {"entity": "zombies"},
+    {"entity": "motley crue", "since_days": 60},
+    {"text": "baroque"},
+    {"memory_type": "feedback"},
+    {"importance_min": 7},
+    {"since_days": 10},
+    {"entity": "zombie", "importance_min": 8},
 ]
 
 
@@ -31,8 +37,9 @@ async def _answers(store: MemoryStore) -> tuple[list[bool], list[list[tuple[Any,
         deduplicated.append(added["deduplicated"])
     rows = []
     for q in QUERIES:
-        found = await store.query(1, q.get("entity"), q.get("text"), q.get("memory_type"), q.get("since_days"),
-                                  q.get("importance_min"), 10)
+        found = await store.query(
+            1, q.get("entity"), q.get("text"), q.get("memory_type"), q.get("since_days"), q.get("importance_min"), 10
+        )
         rows.append([(m["type"], m["summary"], m["seen_count"], m["score"]) for m in found["memories"]])
     return deduplicated, rows
 

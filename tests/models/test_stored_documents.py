@@ -61,9 +61,21 @@ def violations(schema: dict[str, Any], value: Any, path: str = "$") -> list[str]
 def test_the_evaluator_catches_what_a_server_would_reject() -> None:
     schema = VALIDATORS["playlists"]
     assert violations(schema, {"user_id": 0}) != []
-    assert any("playlist_id" in v for v in violations(schema, {
-        "user_id": 1, "playlist_id": "short", "name": "x", "seq": 0, "track_ids": [],
-        "created_at": datetime.now(), "updated_at": datetime.now()}))
+    assert any(
+        "playlist_id" in v
+        for v in violations(
+            schema,
+            {
+                "user_id": 1,
+                "playlist_id": "short",
+                "name": "x",
+                "seq": 0,
+                "track_ids": [],
+                "created_at": datetime.now(),
+                "updated_at": datetime.now(),
+            },
+        )
+    )
 
 
 MODELS = {
@@ -79,17 +91,37 @@ async def test_every_stored_document_fits_its_model_and_validator(settings_facto
     settings: Settings = settings_factory(snapshot_every=2)
     async with connected(settings) as call:
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"core_genres": ["power metal"]}, "reason": "r"})
-        await call.ok("memory_append_preference_event",
-                      {"user_id": 1, "type": "rule", "payload": {"raw_text": "max 3 per artist"}, "source": "user"})
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(1), "name": "Drive", "description": "d",
-            "track_ids": [track(1), track(2)], "idempotency_key": "create-key-1", "seed_context": {"days": 60}})
+        await call.ok(
+            "memory_append_preference_event",
+            {"user_id": 1, "type": "rule", "payload": {"raw_text": "max 3 per artist"}, "source": "user"},
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "name": "Drive",
+                "description": "d",
+                "track_ids": [track(1), track(2)],
+                "idempotency_key": "create-key-1",
+                "seed_context": {"days": 60},
+            },
+        )
         for n in range(5):
-            await call.ok("memory_log_playlist_mutation", {
-                "user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS",
-                "payload": {"track_ids": [track(10 + n)]}, "client_event_id": str(uuid.uuid4())})
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": 1, "playlist_id": playlist(1), "type": "UPDATE_META", "payload": {"intent_tags": ["x"]}})
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": playlist(1),
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track(10 + n)]},
+                    "client_event_id": str(uuid.uuid4()),
+                },
+            )
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {"user_id": 1, "playlist_id": playlist(1), "type": "UPDATE_META", "payload": {"intent_tags": ["x"]}},
+        )
         db = call.service.database
         seen = 0
         for collection in db.user_collections():

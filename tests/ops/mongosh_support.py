@@ -165,8 +165,9 @@ def node_check(source: str, name: str, tmp: Path | None = None) -> None:
     assert done.returncode == 0, f"{name} is not valid JavaScript:\n{done.stderr}"
 
 
-def run_mongosh(stored: dict[str, Any], script: str, evaluated: str | None, fixtures: Path | None = None
-                ) -> subprocess.CompletedProcess[str]:
+def run_mongosh(
+    stored: dict[str, Any], script: str, evaluated: str | None, fixtures: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     assert NODE
     source = FAKE_MONGOSH + (evaluated + "\n" if evaluated else "") + (MONGOSH_DIR / script).read_text()
     program = stored["folder"] / f"run-{script}"
@@ -180,15 +181,25 @@ async def store_with_history(data_dir: Path) -> dict[str, Any]:
     playlist and a deleted user, written by the service (audit log included)."""
     settings = Settings(data_dir=data_dir, mongodb_uri=None)
     async with connected(settings) as call:
-        await call.ok("memory_update_profile", {"user_id": USER, "patch": {"genres": {"like": ["ambient"]},
-                                                                           "rules": ["no live versions"]}})
+        await call.ok(
+            "memory_update_profile",
+            {"user_id": USER, "patch": {"genres": {"like": ["ambient"]}, "rules": ["no live versions"]}},
+        )
         for word in ("calm", "no vocals"):
-            await call.ok("memory_append_preference_event",
-                          {"user_id": USER, "type": "like", "payload": {"raw_text": word}})
-        await call.ok("memory_log_playlist_create", {
-            "user_id": USER, "playlist_id": PLAYLIST_A, "name": "Focus", "track_ids": [track(i) for i in range(3)],
-            "seed_context": {"mood": "focus"}, "created_at": T0.isoformat(),
-        })
+            await call.ok(
+                "memory_append_preference_event", {"user_id": USER, "type": "like", "payload": {"raw_text": word}}
+            )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": USER,
+                "playlist_id": PLAYLIST_A,
+                "name": "Focus",
+                "track_ids": [track(i) for i in range(3)],
+                "seed_context": {"mood": "focus"},
+                "created_at": T0.isoformat(),
+            },
+        )
         mutations: list[tuple[str, dict[str, Any]]] = [
             ("ADD_TRACKS", {"track_ids": [track(10)]}),
             ("ADD_TRACKS", {"track_ids": [track(11)], "insert_at": 0}),
@@ -198,39 +209,84 @@ async def store_with_history(data_dir: Path) -> dict[str, Any]:
         ]
         mutations += [("ADD_TRACKS", {"track_ids": [track(20 + i)]}) for i in range(6)]  # 11 in all
         for i, (kind, payload) in enumerate(mutations, start=1):
-            await call.ok("memory_log_playlist_mutation", {
-                "user_id": USER, "playlist_id": PLAYLIST_A, "type": kind, "payload": payload,
-                "timestamp": (T0 + timedelta(minutes=i)).isoformat(),
-            })
-        await call.ok("memory_log_playlist_create", {
-            "user_id": USER, "playlist_id": PLAYLIST_B, "name": "Run", "track_ids": [track(50), track(51)],
-            "created_at": (T0 + timedelta(days=1)).isoformat(),
-        })
-        await call.ok("memory_log_playlist_create", {
-            "user_id": OTHER_USER, "playlist_id": PLAYLIST_C, "name": "Other", "track_ids": [track(60)],
-        })
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": OTHER_USER, "playlist_id": PLAYLIST_C, "type": "ADD_TRACKS",
-            "payload": {"track_ids": [track(61)]},
-        })
-        await call.ok("memory_upsert_tracks", {"user_id": USER, "tracks": [{"track_id": track(1), "name": "Drift",
-                                                                          "artists": ["Hammock"]}]})
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": USER,
+                    "playlist_id": PLAYLIST_A,
+                    "type": kind,
+                    "payload": payload,
+                    "timestamp": (T0 + timedelta(minutes=i)).isoformat(),
+                },
+            )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": USER,
+                "playlist_id": PLAYLIST_B,
+                "name": "Run",
+                "track_ids": [track(50), track(51)],
+                "created_at": (T0 + timedelta(days=1)).isoformat(),
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": OTHER_USER,
+                "playlist_id": PLAYLIST_C,
+                "name": "Other",
+                "track_ids": [track(60)],
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": OTHER_USER,
+                "playlist_id": PLAYLIST_C,
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(61)]},
+            },
+        )
+        await call.ok(
+            "memory_upsert_tracks",
+            {"user_id": USER, "tracks": [{"track_id": track(1), "name": "Drift", "artists": ["Hammock"]}]},
+        )
         now = datetime.now(UTC)
-        for kind, importance, days, summary in (("recommendation", 8, 3, "Recommended Kenotic."),
-                                                ("insight", 6, 40, "Likes long fades. Mostly at night."),
-                                                ("discussion", 2, 70, "Small talk about the weather.")):
-            await call.ok("memory_add", {"user_id": USER, "type": kind, "entities": ["Hammock"], "summary": summary,
-                                         "importance": importance, "timestamp": (now - timedelta(days=days)).isoformat()})
+        for kind, importance, days, summary in (
+            ("recommendation", 8, 3, "Recommended Kenotic."),
+            ("insight", 6, 40, "Likes long fades. Mostly at night."),
+            ("discussion", 2, 70, "Small talk about the weather."),
+        ):
+            await call.ok(
+                "memory_add",
+                {
+                    "user_id": USER,
+                    "type": kind,
+                    "entities": ["Hammock"],
+                    "summary": summary,
+                    "importance": importance,
+                    "timestamp": (now - timedelta(days=days)).isoformat(),
+                },
+            )
         with acting_as(CallOrigin("local", "cli.age", new_request_id())):  # as `memory-service age` runs
             await call.service.aging.run(user_id=USER)  # the insight becomes a gist, the discussion goes
-        await call.ok("memory_log_plays", {"user_id": USER, "plays": [
-            {"artist": "Hammock", "track": "Drift", "played_at": moment.isoformat()}
-            for moment in (T0, T0 + timedelta(hours=1), T0 + timedelta(days=40))]})
+        await call.ok(
+            "memory_log_plays",
+            {
+                "user_id": USER,
+                "plays": [
+                    {"artist": "Hammock", "track": "Drift", "played_at": moment.isoformat()}
+                    for moment in (T0, T0 + timedelta(hours=1), T0 + timedelta(days=40))
+                ],
+            },
+        )
         await call.ok("memory_update_profile", {"user_id": DELETED_USER, "patch": {"genres": {"like": ["jazz"]}}})
         await call.ok("memory_delete_user_data", {"user_id": DELETED_USER, "confirm": True})
         db = call.service.database
         collections = {c.name: await c.find({}) for c in [*db.user_collections(), db.audit_log]}
-        current = {p: await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": p})
-                   for p in (PLAYLIST_A, PLAYLIST_B)}
+        current = {
+            p: await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": p})
+            for p in (PLAYLIST_A, PLAYLIST_B)
+        }
         profile = await call.ok("memory_get_profile", {"user_id": USER})
     return {"collections": collections, "current": current, "profile": profile}

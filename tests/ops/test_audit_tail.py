@@ -38,8 +38,15 @@ def _iso(moment: datetime) -> str:
 def _fields(entry: dict[str, Any]) -> tuple[str, ...]:
     """What a line shows of an entry: time, principal, tool, operation, collection, user,
     playlist, request id ("-" for none)."""
-    shown = [entry["principal"], entry["tool"], entry["operation"], entry["collection"], entry["user_id"],
-             entry["playlist_id"], entry["request_id"]]
+    shown = [
+        entry["principal"],
+        entry["tool"],
+        entry["operation"],
+        entry["collection"],
+        entry["user_id"],
+        entry["playlist_id"],
+        entry["request_id"],
+    ]
     return (_iso(entry["time"]), *("-" if v in (None, "") else str(v) for v in shown))
 
 
@@ -52,8 +59,15 @@ def _entries(stored: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _entry(like: dict[str, Any], moment: datetime, **changes: Any) -> dict[str, Any]:
-    return {**like, "_id": uuid.uuid4().hex, "time": moment, "request_id": uuid.uuid4().hex,
-            "principal": "0123456789ab", "via": "change_stream", **changes}
+    return {
+        **like,
+        "_id": uuid.uuid4().hex,
+        "time": moment,
+        "request_id": uuid.uuid4().hex,
+        "principal": "0123456789ab",
+        "via": "change_stream",
+        **changes,
+    }
 
 
 @pytest.mark.parametrize(
@@ -73,8 +87,11 @@ def test_audit_tail_prints_the_most_recent_entries_oldest_first(
 ) -> None:
     done = run_mongosh(stored, "audit_tail.js", evaluated)
     assert done.returncode == 0, done.stdout + done.stderr
-    wanted = [e for e in _entries(stored)
-              if (user is None or e["user_id"] == user) and (playlist is None or e["playlist_id"] == playlist)]
+    wanted = [
+        e
+        for e in _entries(stored)
+        if (user is None or e["user_id"] == user) and (playlist is None or e["playlist_id"] == playlist)
+    ]
     assert wanted, "the fixture should hold entries for this filter"
     assert _rows(done.stdout) == [_fields(e) for e in wanted[-limit:]]
     assert ("most recent, oldest first" in done.stdout) == (len(wanted) >= limit)
@@ -101,8 +118,9 @@ def test_audit_tail_shows_who_wrote_each_change_and_a_deleted_user_once(stored: 
 def test_audit_tail_defaults_to_twenty_and_marks_backfilled_entries(stored: dict[str, Any]) -> None:
     base = _entries(stored)[-1]
     start = base["time"] + timedelta(seconds=1)
-    extra = [_entry(base, start + timedelta(seconds=i), via="backfill" if i == 29 else "change_stream")
-             for i in range(30)]
+    extra = [
+        _entry(base, start + timedelta(seconds=i), via="backfill" if i == 29 else "change_stream") for i in range(30)
+    ]
     collections = {**stored["collections"], "audit_log": stored["collections"]["audit_log"] + extra}
     fixtures = write_fixtures(stored["folder"] / "many.json", "taste_memory", collections)
     done = run_mongosh(stored, "audit_tail.js", None, fixtures)
@@ -112,8 +130,9 @@ def test_audit_tail_defaults_to_twenty_and_marks_backfilled_entries(stored: dict
     assert last.endswith("  (backfill)")
 
 
-def _follow(stored: dict[str, Any], name: str, evaluated: str, later: list[list[dict[str, Any]]], **extra: Any
-            ) -> tuple[str, list[tuple[str, ...]], list[Any]]:
+def _follow(
+    stored: dict[str, Any], name: str, evaluated: str, later: list[list[dict[str, Any]]], **extra: Any
+) -> tuple[str, list[tuple[str, ...]], list[Any]]:
     fixtures = write_fixtures(stored["folder"] / name, "taste_memory", stored["collections"], later=later, **extra)
     done = run_mongosh(stored, "audit_tail.js", evaluated, fixtures)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -131,16 +150,35 @@ def test_audit_tail_follows_a_change_stream_on_a_replica_set(stored: dict[str, A
     other_user = _entry(theirs, now + timedelta(seconds=2))
     second = _entry(mine, now + timedelta(seconds=3), operation="update")
     evaluated = f'const userId = {USER}, playlistId = "{PLAYLIST_A}", limit = 2, follow = true'
-    out, rows, watched = _follow(stored, "stream.json", evaluated, [[first, other_playlist, other_user, second]],
-                                 replicaSet=True, writtenWhileOpening=1)
+    out, rows, watched = _follow(
+        stored,
+        "stream.json",
+        evaluated,
+        [[first, other_playlist, other_user, second]],
+        replicaSet=True,
+        writtenWhileOpening=1,
+    )
     # The stream watches inserts into audit_log of this user's playlist, waiting a second at most.
-    assert watched == [[[{"$match": {"operationType": "insert", "fullDocument.user_id": USER,
-                                     "fullDocument.playlist_id": PLAYLIST_A}}], {"maxAwaitTimeMS": 1000}]]
-    tail = [e for e in entries if e["user_id"] == USER and e["playlist_id"] == PLAYLIST_A][-1:] + [first]
+    assert watched == [
+        [
+            [
+                {
+                    "$match": {
+                        "operationType": "insert",
+                        "fullDocument.user_id": USER,
+                        "fullDocument.playlist_id": PLAYLIST_A,
+                    }
+                }
+            ],
+            {"maxAwaitTimeMS": 1000},
+        ]
+    ]
+    tail = [*[e for e in entries if e["user_id"] == USER and e["playlist_id"] == PLAYLIST_A][-1:], first]
     assert rows == [_fields(e) for e in [*tail, second]], out  # each once, oldest first
     lines = out.splitlines()
-    assert lines.index("-- following new entries (change stream), Ctrl-C to stop") < \
-        next(i for i, line in enumerate(lines) if second["request_id"] in line)
+    assert lines.index("-- following new entries (change stream), Ctrl-C to stop") < next(
+        i for i, line in enumerate(lines) if second["request_id"] in line
+    )
     assert "polling" not in out
 
 
@@ -149,11 +187,18 @@ def test_audit_tail_polls_on_from_the_last_entry_shown_when_the_stream_fails(sto
     mine = next(e for e in entries if e["user_id"] == USER)
     now = entries[-1]["time"] + timedelta(seconds=1)
     shown, during, after = (_entry(mine, now + timedelta(seconds=i)) for i in range(3))
-    out, rows, _ = _follow(stored, "broken.json", f"const userId = {USER}, limit = 1, follow = true",
-                           [[shown, during, after]], replicaSet=True, streamFailsAfter=1)
+    out, rows, _ = _follow(
+        stored,
+        "broken.json",
+        f"const userId = {USER}, limit = 1, follow = true",
+        [[shown, during, after]],
+        replicaSet=True,
+        streamFailsAfter=1,
+    )
     assert "note: the change stream failed (Executor error during getMore" in out
     tail = [e for e in entries if e["user_id"] == USER][-1:]
     assert rows == [_fields(e) for e in [*tail, shown, during, after]], out
+
 
 def test_audit_tail_polls_every_second_on_a_standalone_server(stored: dict[str, Any]) -> None:
     entries = _entries(stored)
@@ -165,8 +210,12 @@ def test_audit_tail_polls_every_second_on_a_standalone_server(stored: dict[str, 
     late = _entry(mine, now - timedelta(seconds=5))  # the watcher lagged: written after `fresh`, timed before
     too_late = _entry(mine, now - timedelta(minutes=5))  # a backfill: only a change stream shows it
     newer = _entry(mine, now + timedelta(seconds=2), operation="update")
-    out, rows, watched = _follow(stored, "standalone.json", f"const userId = {USER}, limit = 2, follow = true",
-                                 [[fresh], [other_user], [late], [too_late], [], [newer]])
+    out, rows, watched = _follow(
+        stored,
+        "standalone.json",
+        f"const userId = {USER}, limit = 2, follow = true",
+        [[fresh], [other_user], [late], [too_late], [], [newer]],
+    )
     assert watched and watched[0][0] == [{"$match": {"operationType": "insert", "fullDocument.user_id": USER}}]
     assert "note: cannot watch audit_log (The $changeStream stage is only supported on replica sets)" in out
     assert "-- following new entries (polling every second), Ctrl-C to stop" in out

@@ -23,8 +23,8 @@ import pytest
 import typer
 import yaml
 
-from service.auth.tokens import TokenStore
 from host.cli import app as cli_app
+from service.auth.tokens import TokenStore
 from tests.ops.mongosh_support import NODE, node_check
 
 REPO = Path(__file__).resolve().parents[2]
@@ -200,8 +200,11 @@ def test_token_file_is_on_a_declared_writable_volume(name: str) -> None:
     service = compose["services"][name]
     token_file = _token_file(service)
     assert token_file == _token_file(compose["services"]["memory"]), "every service must use the same tokens"
-    holding = [(source, PurePosixPath(target), ro) for source, target, ro in _mounts(service)
-               if PurePosixPath(target) in token_file.parents]
+    holding = [
+        (source, PurePosixPath(target), ro)
+        for source, target, ro in _mounts(service)
+        if PurePosixPath(target) in token_file.parents
+    ]
     assert holding, f"{name}: {token_file} is on no mounted volume, so its tokens die with the container"
     source, target, read_only = max(holding, key=lambda m: len(m[1].parts))  # the innermost mount wins
     assert source and not source.startswith((".", "/", "~")), f"{name}: {source!r} must be a named volume"
@@ -230,8 +233,14 @@ def _clean_env() -> dict[str, str]:
 
 
 def _memory_service(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "host.cli", *args], cwd=REPO, env={**_clean_env(), **env},
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "host.cli", *args],
+        cwd=REPO,
+        env={**_clean_env(), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 @pytest.mark.slow
@@ -337,7 +346,7 @@ def test_dockerfile_healthcheck_probes_healthz_with_python() -> None:
     instructions = _dockerfile()
     health = _only(instructions, "HEALTHCHECK")
     assert "curl" not in health and "wget" not in health, "python:3.11-slim has neither curl nor wget"
-    command = health[health.index("CMD") + 3:].strip()
+    command = health[health.index("CMD") + 3 :].strip()
     argv = _exec_form(command) if command.startswith("[") else shlex.split(command)
     assert argv[0] in ("python", "python3") and argv[1] == "-c"
     code = argv[2]
@@ -358,8 +367,13 @@ def _dockerfile_env(instructions: list[tuple[str, str]]) -> dict[str, str]:
 
 
 def _run_commands(instructions: list[tuple[str, str]]) -> list[list[str]]:
-    return [shlex.split(command) for kw, args in instructions if kw == "RUN"
-            for command in re.split(r"&&|;|\|\|", args) if command.strip()]
+    return [
+        shlex.split(command)
+        for kw, args in instructions
+        if kw == "RUN"
+        for command in re.split(r"&&|;|\|\|", args)
+        if command.strip()
+    ]
 
 
 def test_dockerfile_creates_the_secrets_directory_owned_by_the_service_user() -> None:
@@ -373,11 +387,16 @@ def test_dockerfile_creates_the_secrets_directory_owned_by_the_service_user() ->
 
     def covers(argv: list[str]) -> bool:
         flags = [a for a in argv[1:] if a.startswith("-")]
-        paths = [PurePosixPath(a) for a in argv[2 + len(flags):]]
+        paths = [PurePosixPath(a) for a in argv[2 + len(flags) :]]
         return any(p == secrets or ("-R" in flags and p in secrets.parents) for p in paths)
 
-    owned = [i for i, argv in enumerate(commands) if argv[0] == "chown" and covers(argv)
-             and [a for a in argv[1:] if not a.startswith("-")][0].split(":")[0] == user]
+    owned = [
+        i
+        for i, argv in enumerate(commands)
+        if argv[0] == "chown"
+        and covers(argv)
+        and next(a for a in argv[1:] if not a.startswith("-")).split(":")[0] == user
+    ]
     assert owned and max(owned) > min(made), f"{secrets} must be owned by {user}, the user the service runs as"
     modes = [argv[-2] for argv in commands if argv[0] == "chmod" and argv[-1] == str(secrets)]
     assert modes and int(modes[-1], 8) & 0o777 == 0o700, f"{secrets} must be private to {user}: {modes}"
@@ -394,7 +413,11 @@ def test_dockerfile_creates_the_secrets_directory_owned_by_the_service_user() ->
 def _run_seed(data_dir: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, str(SEED_SCRIPT), "--user-id", "7", "--data-dir", str(data_dir)],
-        cwd=cwd, env=_clean_env(), capture_output=True, text=True, timeout=120,
+        cwd=cwd,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -415,14 +438,23 @@ def test_seed_script_loads_once_and_the_second_run_changes_nothing(tmp_path: Pat
 
 @pytest.mark.slow
 def test_seed_script_runs_the_cli_code_of_this_checkout(tmp_path: Path) -> None:
-    probe = (
-        "import runpy, sys; runpy.run_path(sys.argv[1], run_name='probe'); "
-        "print(sys.modules['host.cli'].__file__)"
+    probe = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='probe'); print(sys.modules['host.cli'].__file__)"
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(SEED_SCRIPT)],
+        cwd=tmp_path,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
-    done = subprocess.run([sys.executable, "-c", probe, str(SEED_SCRIPT)], cwd=tmp_path, env=_clean_env(),
-                          capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert Path(done.stdout.strip()) == REPO / "host" / "cli.py"
-    bad = subprocess.run([sys.executable, str(SEED_SCRIPT), "--user-id", "0", "--data-dir", str(tmp_path)],
-                         cwd=tmp_path, env=_clean_env(), capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, str(SEED_SCRIPT), "--user-id", "0", "--data-dir", str(tmp_path)],
+        cwd=tmp_path,
+        env=_clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode != 0 and "--user-id" in bad.stderr

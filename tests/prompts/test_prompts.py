@@ -12,8 +12,13 @@ from mcp.shared.exceptions import MCPError
 from service.settings import Settings
 from tests.support import connected
 
-FIVE = {"start_session", "remember_preference", "make_playlist_under_my_rules", "what_was_in_that_playlist",
-        "follow_up_recommendations"}
+FIVE = {
+    "start_session",
+    "remember_preference",
+    "make_playlist_under_my_rules",
+    "what_was_in_that_playlist",
+    "follow_up_recommendations",
+}
 
 # Arguments that exercise every branch of every prompt (optional ones given and left out).
 ARGUMENTS: list[tuple[str, dict[str, str]]] = [
@@ -23,8 +28,10 @@ ARGUMENTS: list[tuple[str, dict[str, str]]] = [
     ("make_playlist_under_my_rules", {"user_id": "2", "theme": "upbeat symphonic metal", "length": "90 minutes"}),
     ("make_playlist_under_my_rules", {"user_id": "2", "theme": "rainy day"}),
     ("what_was_in_that_playlist", {"user_id": "1", "playlist": "breathers upbeat metal", "when": "last Friday"}),
-    ("what_was_in_that_playlist", {"user_id": "1", "playlist": "playlist00000000000001",
-                                   "when": "2026-01-31T12:00:00Z"}),
+    (
+        "what_was_in_that_playlist",
+        {"user_id": "1", "playlist": "playlist00000000000001", "when": "2026-01-31T12:00:00Z"},
+    ),
     ("follow_up_recommendations", {"user_id": "3", "limit": "7"}),
     ("follow_up_recommendations", {"user_id": "3"}),
 ]
@@ -78,43 +85,63 @@ async def test_the_arguments_shape_the_text(settings: Settings) -> None:
     async with connected(settings) as call:
         start = await prompt_text(call, "start_session", {"user_id": "4", "focus": "Nightwish"})
         bootstrap = await prompt_text(call, "start_session", {})
-        remember = await prompt_text(call, "remember_preference",
-                                     {"user_id": "1", "preference": 'less "Epica", more breathers'})
-        playlist = await prompt_text(call, "make_playlist_under_my_rules",
-                                     {"user_id": "2", "theme": "rainy day", "length": "25"})
-        at = await prompt_text(call, "what_was_in_that_playlist",
-                               {"user_id": "1", "playlist": "playlist00000000000001", "when": "2026-01-31T12:00:00Z"})
+        remember = await prompt_text(
+            call, "remember_preference", {"user_id": "1", "preference": 'less "Epica", more breathers'}
+        )
+        playlist = await prompt_text(
+            call, "make_playlist_under_my_rules", {"user_id": "2", "theme": "rainy day", "length": "25"}
+        )
+        at = await prompt_text(
+            call,
+            "what_was_in_that_playlist",
+            {"user_id": "1", "playlist": "playlist00000000000001", "when": "2026-01-31T12:00:00Z"},
+        )
         found = await prompt_text(call, "what_was_in_that_playlist", {"user_id": "1", "playlist": "rainy day"})
         followups = await prompt_text(call, "follow_up_recommendations", {"user_id": "3", "limit": "7"})
-    assert "memory_get_context(user_id=4, budget_tokens=800, focus=\"Nightwish\")" in start
+    assert 'memory_get_context(user_id=4, budget_tokens=800, focus="Nightwish")' in start
     assert "ops_list_users" not in start
     assert bootstrap.index("ops_list_users") < bootstrap.index("memory_get_profile")
     # The order the playbook gives: record what was said, then patch the profile.
     assert remember.index("memory_append_preference_event") < remember.index("memory_update_profile")
     assert '"less \\"Epica\\", more breathers"' in remember  # quoted as JSON, never breaking the text
     assert "25 tracks" in playlist
-    assert playlist.index("memory_get_profile") < playlist.index("memory_check_playlist") \
+    assert (
+        playlist.index("memory_get_profile")
+        < playlist.index("memory_check_playlist")
         < playlist.index("memory_log_playlist_create")
+    )
     assert 'at_time="2026-01-31T12:00:00Z"' in at and "memory_search" not in at
     assert found.index("memory_search") < found.index("memory_reconstruct_playlist") and "at_time" not in found
     assert "limit=7" in followups
     assert followups.index("memory_open_followups") < followups.index("memory_validate_recommendation")
 
 
-@pytest.mark.parametrize(("name", "arguments", "message"), [
-    ("remember_preference", {"preference": "more Epica"}, "Missing required prompt argument 'user_id'"),
-    ("remember_preference", {"user_id": "1"}, "Missing required prompt argument 'preference'"),
-    ("what_was_in_that_playlist", {"user_id": "1"}, "Missing required prompt argument 'playlist'"),
-    ("follow_up_recommendations", {"user_id": "0"}, "'user_id': expected a positive integer"),
-    ("follow_up_recommendations", {"user_id": "-3"}, "'user_id': expected a positive integer"),
-    ("start_session", {"user_id": "alice"}, "'user_id': expected a positive integer"),
-    ("follow_up_recommendations", {"user_id": "1", "limit": "500"}, "'limit': expected a whole number from 1 to 100"),
-    ("make_playlist_under_my_rules", {"user_id": "1", "theme": "x", "length": "long"}, "'length': expected a number"),
-    ("remember_preference", {"user_id": "1", "preference": "   "}, "'preference': must not be empty"),
-    ("start_session", {"user": "1"}, "'user': this prompt takes no such argument"),
-])
-async def test_bad_arguments_get_a_clear_error(settings: Settings, name: str, arguments: dict[str, str],
-                                               message: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "arguments", "message"),
+    [
+        ("remember_preference", {"preference": "more Epica"}, "Missing required prompt argument 'user_id'"),
+        ("remember_preference", {"user_id": "1"}, "Missing required prompt argument 'preference'"),
+        ("what_was_in_that_playlist", {"user_id": "1"}, "Missing required prompt argument 'playlist'"),
+        ("follow_up_recommendations", {"user_id": "0"}, "'user_id': expected a positive integer"),
+        ("follow_up_recommendations", {"user_id": "-3"}, "'user_id': expected a positive integer"),
+        ("start_session", {"user_id": "alice"}, "'user_id': expected a positive integer"),
+        (
+            "follow_up_recommendations",
+            {"user_id": "1", "limit": "500"},
+            "'limit': expected a whole number from 1 to 100",
+        ),
+        (
+            "make_playlist_under_my_rules",
+            {"user_id": "1", "theme": "x", "length": "long"},
+            "'length': expected a number",
+        ),
+        ("remember_preference", {"user_id": "1", "preference": "   "}, "'preference': must not be empty"),
+        ("start_session", {"user": "1"}, "'user': this prompt takes no such argument"),
+    ],
+)
+async def test_bad_arguments_get_a_clear_error(
+    settings: Settings, name: str, arguments: dict[str, str], message: str
+) -> None:
     async with connected(settings) as call:
         with pytest.raises(MCPError) as raised:
             await call.client.get_prompt(name, arguments)

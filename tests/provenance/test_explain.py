@@ -23,8 +23,10 @@ async def patch(call: Caller, body: dict[str, Any], reason: str, user_id: int = 
 
 
 async def event(call: Caller, kind: str, payload: dict[str, Any], when: str, user_id: int = ALICE) -> str:
-    answer = await call.ok("memory_append_preference_event", {"user_id": user_id, "type": kind, "payload": payload,
-                                                               "source": "user", "timestamp": when})
+    answer = await call.ok(
+        "memory_append_preference_event",
+        {"user_id": user_id, "type": kind, "payload": payload, "source": "user", "timestamp": when},
+    )
     return answer["event_id"]
 
 
@@ -33,18 +35,33 @@ async def seed(call: Caller) -> dict[str, str]:
     await patch(call, {"likes": {"artists": ["Nightwish", "Epica"]}}, "User loves symphonic metal")
     await patch(call, {"rules": {"max_tracks_per_artist": 2}}, "User: make that two")
     ids = {
-        "rule": await event(call, "rule", {"max_tracks_per_artist": 2, "raw_text": "two per artist, max"},
-                            "2025-01-02T00:00:00Z"),
+        "rule": await event(
+            call, "rule", {"max_tracks_per_artist": 2, "raw_text": "two per artist, max"}, "2025-01-02T00:00:00Z"
+        ),
         "liked": await event(call, "like", {"artist": "nightwish", "raw_text": "so epic"}, "2025-01-03T00:00:00Z"),
         "said": await event(call, "note", {"raw_text": "Went to a Nightwish concert"}, "2025-01-04T00:00:00Z"),
         "other": await event(call, "like", {"artist": "Sabaton"}, "2025-01-05T00:00:00Z"),
         "relike": await event(call, "like", {"artist": "Nightwish", "raw_text": "still"}, "2025-01-06T00:00:00Z"),
     }
-    chose = await call.ok("memory_record_choice", {"user_id": ALICE, "chose": {"kind": "artist", "name": "Nightwish"},
-                                                   "over": {"kind": "artist", "name": "Sabaton"}})
+    chose = await call.ok(
+        "memory_record_choice",
+        {
+            "user_id": ALICE,
+            "chose": {"kind": "artist", "name": "Nightwish"},
+            "over": {"kind": "artist", "name": "Sabaton"},
+        },
+    )
     ids["choice"] = chose["event_id"]
-    memory = await call.ok("memory_add", {"user_id": ALICE, "type": "insight", "entities": ["Nightwish"],
-                                          "summary": "Loves Floor Jansen's vocals", "importance": 8})
+    memory = await call.ok(
+        "memory_add",
+        {
+            "user_id": ALICE,
+            "type": "insight",
+            "entities": ["Nightwish"],
+            "summary": "Loves Floor Jansen's vocals",
+            "importance": 8,
+        },
+    )
     ids["memory"] = memory["memory_id"]
     return ids
 
@@ -57,7 +74,8 @@ async def test_a_field_set_by_two_patches_lists_both_with_their_reasons(settings
     assert (result["value"], result["history_complete"], result["truncated"]) == (2, True, False)
     assert [(r["version"], r["reason"], r["source"], r["value"], r["path"]) for r in result["set_by"]] == [
         (3, "User: make that two", "user", 2, "/rules/max_tracks_per_artist"),
-        (1, "User: at most three per artist", "user", 3, "/rules/max_tracks_per_artist")]
+        (1, "User: at most three per artist", "user", 3, "/rules/max_tracks_per_artist"),
+    ]
     assert [e["id"] for e in result["evidence"]] == [ids["rule"]]  # the event naming the field
     assert result["evidence"][0]["raw_text"] == "two per artist, max"
     assert whole["value"] == {"max_tracks_per_artist": 2} and [r["version"] for r in whole["set_by"]] == [3, 1]
@@ -69,7 +87,8 @@ async def test_a_list_element_is_explained_by_the_patch_and_the_events_about_its
         result = await explain(call, "/likes/artists/0")
     assert result["value"] == "Nightwish"
     assert [(r["version"], r["path"], r["value"], r["reason"]) for r in result["set_by"]] == [
-        (2, "/likes/artists", "Nightwish", "User loves symphonic metal")]  # arrays are replaced whole
+        (2, "/likes/artists", "Nightwish", "User loves symphonic metal")
+    ]  # arrays are replaced whole
     events = [e for e in result["evidence"] if e["kind"] == "preference_event"]
     assert [e["id"] for e in events] == [ids["choice"], ids["relike"], ids["said"], ids["liked"]]  # newest first
     assert events[0]["choice"] is True and events[0]["raw_text"] == 'Chose artist "Nightwish" over "Sabaton"'

@@ -37,15 +37,24 @@ async def block_of(call: Caller, user_id: int = ALICE) -> str:
 
 async def test_a_choice_is_a_stored_exported_searchable_audited_event(settings: Settings) -> None:
     async with connected(settings) as call:
-        answer = await choose(call, {"kind": "track", "id": track(1), "name": "Ghost Love Score"},
-                              {"kind": "track", "id": track(2)}, dimensions=["vocals", "energy"],
-                              context="picking the closer")
+        answer = await choose(
+            call,
+            {"kind": "track", "id": track(1), "name": "Ghost Love Score"},
+            {"kind": "track", "id": track(2)},
+            dimensions=["vocals", "energy"],
+            context="picking the closer",
+        )
         assert (answer["type"], answer["source"], answer["user_id"]) == ("feedback", "user", ALICE)
         assert answer["payload"] == {
-            "choice": {"kind": "track", "chose": {"id": track(1), "name": "Ghost Love Score"},
-                       "over": {"id": track(2)}, "dimensions": ["vocals", "energy"]},
+            "choice": {
+                "kind": "track",
+                "chose": {"id": track(1), "name": "Ghost Love Score"},
+                "over": {"id": track(2)},
+                "dimensions": ["vocals", "energy"],
+            },
             "raw_text": f'Chose track "Ghost Love Score" over "{track(2)}" (vocals, energy)',
-            "context": "picking the closer"}
+            "context": "picking the closer",
+        }
         exported = (await call.ok("memory_export_user_data", {"user_id": ALICE}))["data"]
         stored = [e for e in exported["preference_events"] if e["event_id"] == answer["event_id"]]
         hits = (await call.ok("memory_search", {"user_id": ALICE, "query": "Ghost Love Score"}))["results"]
@@ -60,29 +69,49 @@ async def test_a_choice_is_a_stored_exported_searchable_audited_event(settings: 
 
 async def test_sides_must_be_of_one_kind_named_and_different(settings: Settings) -> None:
     async with connected(settings) as call:
-        mixed = await call.error("memory_record_choice", {"user_id": ALICE, "chose": artist("A"),
-                                                          "over": {"kind": "track", "id": track(1)}},
-                                 "INVALID_ARGUMENT")
-        blank = await call.error("memory_record_choice", {"user_id": ALICE, "chose": {"kind": "artist"},
-                                                          "over": artist("B")}, "INVALID_ARGUMENT")
-        same = await call.error("memory_record_choice", {"user_id": ALICE, "chose": artist("The Beatles"),
-                                                         "over": artist("beatles")}, "INVALID_ARGUMENT")
-        await call.error("memory_record_choice", {"user_id": ALICE, "chose": {"kind": "album", "name": "A"},
-                                                  "over": artist("B")}, "INVALID_ARGUMENT")
-        await call.error("memory_record_choice", {"user_id": ALICE, "chose": artist("A"), "over": artist("B"),
-                                                  "mood": "x"}, "INVALID_ARGUMENT")
+        mixed = await call.error(
+            "memory_record_choice",
+            {"user_id": ALICE, "chose": artist("A"), "over": {"kind": "track", "id": track(1)}},
+            "INVALID_ARGUMENT",
+        )
+        blank = await call.error(
+            "memory_record_choice",
+            {"user_id": ALICE, "chose": {"kind": "artist"}, "over": artist("B")},
+            "INVALID_ARGUMENT",
+        )
+        same = await call.error(
+            "memory_record_choice",
+            {"user_id": ALICE, "chose": artist("The Beatles"), "over": artist("beatles")},
+            "INVALID_ARGUMENT",
+        )
+        await call.error(
+            "memory_record_choice",
+            {"user_id": ALICE, "chose": {"kind": "album", "name": "A"}, "over": artist("B")},
+            "INVALID_ARGUMENT",
+        )
+        await call.error(
+            "memory_record_choice",
+            {"user_id": ALICE, "chose": artist("A"), "over": artist("B"), "mood": "x"},
+            "INVALID_ARGUMENT",
+        )
         status = await call.ok("memory_status", {"user_id": ALICE})
-    assert (mixed["details"]["field"], blank["details"]["field"], same["details"]["field"]) == ("over", "chose",
-                                                                                                "over")
+    assert (mixed["details"]["field"], blank["details"]["field"], same["details"]["field"]) == ("over", "chose", "over")
     assert status["counts"]["preference_events"] == 0
 
 
 async def test_pairwise_wins_rank_above_a_plain_like(settings: Settings) -> None:
     async with connected(settings) as call:
         # The like is newer than every choice: only the wins put the chosen subject first.
-        await call.ok("memory_append_preference_event", {
-            "user_id": ALICE, "type": "like", "payload": {"artist": "Sabaton", "raw_text": "great"},
-            "source": "user", "timestamp": "2099-01-01T00:00:00Z"})
+        await call.ok(
+            "memory_append_preference_event",
+            {
+                "user_id": ALICE,
+                "type": "like",
+                "payload": {"artist": "Sabaton", "raw_text": "great"},
+                "source": "user",
+                "timestamp": "2099-01-01T00:00:00Z",
+            },
+        )
         await choose(call, artist("Nightwish"), artist("Epica"))
         await choose(call, artist("nightwish"), artist("Delain"), dimensions=["vocals"])
         await choose(call, artist("Nightwish"), artist("Epica"))
@@ -93,8 +122,7 @@ async def test_pairwise_wins_rank_above_a_plain_like(settings: Settings) -> None
     assert prefer[0].startswith('- chose artist "Nightwish" over "Epica", "Delain" (3 wins) '), prefer
     assert prefer[1].startswith('- chose artist "Delain" over "Epica" (1 win, 1 loss) '), prefer
     assert prefer[2] == '- like artist "Sabaton" 2099-01-01: "great"'
-    assert len(avoid) == 1 and avoid[0].startswith('- passed over artist "Epica" for "Delain", "Nightwish" '
-                                                   '(3 losses) ')
+    assert len(avoid) == 1 and avoid[0].startswith('- passed over artist "Epica" for "Delain", "Nightwish" (3 losses) ')
     assert "Nightwish" not in other and "Epica" not in other
 
 
@@ -107,7 +135,10 @@ async def test_a_subject_lost_once_or_that_ever_won_stays_out_of_avoid(settings:
         block = await block_of(call)
     assert items(block, "## Avoid") == []  # B lost twice but won once; C and E lost once
     assert [line.split(" (")[0] for line in items(block, "## Prefer")] == [  # most wins, then newest
-        '- chose artist "A" over "B"', '- chose artist "D" over "E"', '- chose artist "B" over "C"']
+        '- chose artist "A" over "B"',
+        '- chose artist "D" over "E"',
+        '- chose artist "B" over "C"',
+    ]
 
 
 async def test_hostile_names_stay_quoted_in_the_block(settings: Settings) -> None:

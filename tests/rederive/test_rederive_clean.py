@@ -14,8 +14,9 @@ ALICE, BOB = 1, 2
 async def test_a_rich_user_and_its_import_rederive_without_difference(settings: Settings) -> None:
     async with connected(settings) as call:
         await write_rich_user(call, ALICE)
-        await call.ok("memory_append_preference_event", {"user_id": ALICE, "type": "dislike",
-                                                          "payload": {"artist": "NIGHTWISH"}})
+        await call.ok(
+            "memory_append_preference_event", {"user_id": ALICE, "type": "dislike", "payload": {"artist": "NIGHTWISH"}}
+        )
         await call.ok("memory_search", {"user_id": ALICE, "query": "nightwish"})  # an index held, compared too
         report = await call.service.rederiver.rederive()
         assert report["differences"] == 0, report
@@ -24,8 +25,9 @@ async def test_a_rich_user_and_its_import_rederive_without_difference(settings: 
 
         parts = await export_parts(call, ALICE)
         await call.ok("memory_delete_user_data", {"user_id": ALICE, "confirm": True})
-        await call.ok("memory_import_user_data", {"user_id": BOB, "data": parts if len(parts) > 1 else parts[0],
-                                                  "confirm": True})
+        await call.ok(
+            "memory_import_user_data", {"user_id": BOB, "data": parts if len(parts) > 1 else parts[0], "confirm": True}
+        )
         report = await call.service.rederiver.rederive()
         assert report["differences"] == 0, report
         assert [r["user_id"] for r in report["users"]] == [BOB]

@@ -9,7 +9,9 @@ import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from host.running import ServiceHolder, running_service
 from service.facade import MemoryService
@@ -44,12 +46,10 @@ async def test_a_newer_opinion_marks_the_older_and_forgetting_it_lifts_the_mark(
         # recomputes it.
         exported = (await call.ok("memory_export_user_data", {"user_id": USER}))["data"]
         assert all("superseded_by" not in e for e in exported["preference_events"])
-        await call.ok("memory_import_user_data", {"user_id": USER, "data": exported, "confirm": True,
-                                                  "replace": True})
+        await call.ok("memory_import_user_data", {"user_id": USER, "data": exported, "confirm": True, "replace": True})
         assert await marks(call.service, USER) == {liked: disliked}
 
-        await call.ok("memory_forget", {"user_id": USER, "kind": "preference_event", "id": disliked,
-                                        "confirm": True})
+        await call.ok("memory_forget", {"user_id": USER, "kind": "preference_event", "id": disliked, "confirm": True})
         assert await marks(call.service, USER) == {}  # the like is in force again
 
 
@@ -58,8 +58,14 @@ async def test_an_import_replaces_marks_an_export_should_not_carry(settings: Set
         first = await opinion(call, "like", {"genre": "Metal"})
         exported = (await call.ok("memory_export_user_data", {"user_id": USER}))["data"]
         exported["preference_events"][0]["superseded_by"] = "made-up"
-        exported["preference_events"].append({**exported["preference_events"][0], "event_id": "a-note-marked",
-                                              "type": "note", "superseded_by": "made-up"})
+        exported["preference_events"].append(
+            {
+                **exported["preference_events"][0],
+                "event_id": "a-note-marked",
+                "type": "note",
+                "superseded_by": "made-up",
+            }
+        )
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})
         await call.ok("memory_import_user_data", {"user_id": USER, "data": exported, "confirm": True})
         assert await marks(call.service, USER) == {}
@@ -79,8 +85,12 @@ SUBJECTS: list[tuple[dict[str, Any], Any]] = [
 ]
 MOMENTS = [datetime(2026, 1, 1, tzinfo=UTC) + timedelta(days=d) for d in (0, 1, 2)]
 
-append = st.tuples(st.just("append"), st.sampled_from(["like", "dislike", "rule"]),
-                   st.integers(0, len(SUBJECTS) - 1), st.integers(0, len(MOMENTS) - 1))
+append = st.tuples(
+    st.just("append"),
+    st.sampled_from(["like", "dislike", "rule"]),
+    st.integers(0, len(SUBJECTS) - 1),
+    st.integers(0, len(MOMENTS) - 1),
+)
 forget = st.tuples(st.just("forget"), st.integers(0, 20))
 _users = itertools.count(100)
 
@@ -88,18 +98,21 @@ _users = itertools.count(100)
 def expected_marks(remaining: list[tuple[str, str, Any, int]]) -> dict[str, str]:
     """The rule on its own: among like/dislike events with a subject, ordered by time then by the
     order of recording, each older one is superseded by the next of the same subject."""
-    opinions = sorted((e for e in remaining if e[1] in ("like", "dislike") and e[2] is not None),
-                      key=lambda e: (e[3], remaining.index(e)))
+    opinions = sorted(
+        (e for e in remaining if e[1] in ("like", "dislike") and e[2] is not None),
+        key=lambda e: (e[3], remaining.index(e)),
+    )
     expected: dict[str, str] = {}
     for i, (event_id, _, subject, _) in enumerate(opinions):
-        newer = next((o for o in opinions[i + 1:] if o[2] == subject), None)
+        newer = next((o for o in opinions[i + 1 :] if o[2] == subject), None)
         if newer is not None:
             expected[event_id] = newer[0]
     return expected
 
 
-@hsettings(max_examples=30, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hsettings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(steps=st.lists(st.one_of(append, append, forget), min_size=1, max_size=12))
 async def test_stored_marks_follow_the_rule_over_any_sequence(settings: Settings, steps: list[Any]) -> None:
     user = next(_users)  # one store for every example, a new user each
@@ -108,8 +121,7 @@ async def test_stored_marks_follow_the_rule_over_any_sequence(settings: Settings
         for step in steps:
             if step[0] == "append":
                 _, kind, subject, moment = step
-                result = await service.profiles.append_event(user, kind, SUBJECTS[subject][0], "user",
-                                                               MOMENTS[moment])
+                result = await service.profiles.append_event(user, kind, SUBJECTS[subject][0], "user", MOMENTS[moment])
                 remaining.append((result["event_id"], kind, SUBJECTS[subject][1], moment))
             elif remaining:
                 gone = remaining.pop(step[1] % len(remaining))

@@ -20,8 +20,8 @@ from mcp_types import ResourceUpdatedNotification
 from host.running import ServiceHolder, running_service
 from service.settings import Settings
 from tests.support import Caller, playlist, track
-from tools.server import create_mcp_server
 from tools.calls.policy import CallPolicy
+from tools.server import create_mcp_server
 
 USER, OTHER = 1, 2
 MINE = playlist(1)
@@ -70,12 +70,33 @@ class Inbox:
 async def seed(call: Any, user_id: int = USER) -> None:
     """A profile, a catalog of three named tracks, and MINE: two tracks, then a third a day later."""
     await call.ok("memory_update_profile", {"user_id": user_id, "patch": {"core_genres": ["polka"]}})
-    await call.ok("memory_upsert_tracks", {"user_id": user_id, "tracks": [
-        {"track_id": track(n), "name": f"Polka {n}", "artists": ["Band"]} for n in (1, 2, 3)]})
-    await call.ok("memory_log_playlist_create", {"user_id": user_id, "playlist_id": MINE, "name": "Mine",
-                                                 "track_ids": [track(1), track(2)], "created_at": T_CREATED})
-    await call.ok("memory_log_playlist_mutation", {"user_id": user_id, "playlist_id": MINE, "type": "ADD_TRACKS",
-                                                   "payload": {"track_ids": [track(3)]}, "timestamp": T_ADDED})
+    await call.ok(
+        "memory_upsert_tracks",
+        {
+            "user_id": user_id,
+            "tracks": [{"track_id": track(n), "name": f"Polka {n}", "artists": ["Band"]} for n in (1, 2, 3)],
+        },
+    )
+    await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": user_id,
+            "playlist_id": MINE,
+            "name": "Mine",
+            "track_ids": [track(1), track(2)],
+            "created_at": T_CREATED,
+        },
+    )
+    await call.ok(
+        "memory_log_playlist_mutation",
+        {
+            "user_id": user_id,
+            "playlist_id": MINE,
+            "type": "ADD_TRACKS",
+            "payload": {"track_ids": [track(3)]},
+            "timestamp": T_ADDED,
+        },
+    )
 
 
 async def refusal(read: Callable[[], Any]) -> dict[str, Any]:

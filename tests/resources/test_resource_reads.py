@@ -13,7 +13,16 @@ from service.auth.policy import Principal
 from service.auth.ratelimit import RateLimiter
 from service.settings import Settings
 from tests.resources.support import (
-    MINE, OTHER, T_BETWEEN, USER, memory_server, refusal, seed, session, uri, without_uri,
+    MINE,
+    OTHER,
+    T_BETWEEN,
+    USER,
+    memory_server,
+    refusal,
+    seed,
+    session,
+    uri,
+    without_uri,
 )
 from tests.support import playlist, track
 from tools.calls.policy import CallPolicy
@@ -57,15 +66,18 @@ async def test_each_template_reads_as_the_tool_it_stands_for(settings: Settings)
         assert [p["playlist_id"] for p in listed["items"]] == [MINE]
 
         now = json.loads(await read(call, uri(USER, f"playlists/{MINE}")))
-        tool = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": MINE,
-                                                             "include_tracks": True})
+        tool = await call.ok(
+            "memory_reconstruct_playlist", {"user_id": USER, "playlist_id": MINE, "include_tracks": True}
+        )
         assert {k: v for k, v in now.items() if k != "as_of"} == {k: v for k, v in tool.items() if k != "as_of"}
         assert now["track_ids"] == [track(1), track(2), track(3)]
         assert [t["name"] for t in now["tracks"]] == ["Polka 1", "Polka 2", "Polka 3"]  # the catalog's names
 
         before = json.loads(await read(call, uri(USER, f"playlists/{MINE}/at/{T_BETWEEN}")))
-        assert before == await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": MINE,
-                                                                       "at_time": T_BETWEEN, "include_tracks": True})
+        assert before == await call.ok(
+            "memory_reconstruct_playlist",
+            {"user_id": USER, "playlist_id": MINE, "at_time": T_BETWEEN, "include_tracks": True},
+        )
         assert before["track_ids"] == [track(1), track(2)] and before["as_of"] == "2025-01-01T12:00:00.000Z"
         assert [t["name"] for t in before["tracks"]] == ["Polka 1", "Polka 2"]
 
@@ -87,8 +99,11 @@ async def test_nothing_to_read_is_one_not_found_whatever_is_missing(settings: Se
         ]
         errors = [await refusal(lambda u=u: call.client.read_resource(u)) for u in missing]
         for address, error in zip(missing, errors):
-            assert error == {"code": INVALID_PARAMS, "message": "resource not found",
-                             "data": {"code": "NOT_FOUND", "uri": address}} or address.endswith("settings"), error
+            assert error == {
+                "code": INVALID_PARAMS,
+                "message": "resource not found",
+                "data": {"code": "NOT_FOUND", "uri": address},
+            } or address.endswith("settings"), error
         assert errors[-1]["code"] == INVALID_PARAMS  # the SDK's own answer for a URI no template fills
         assert len({json.dumps(without_uri(e)) for e in errors[:-1]}) == 1
 
@@ -145,8 +160,10 @@ async def test_a_user_token_reads_another_user_as_nothing(settings: Settings) ->
     async with memory_server(settings) as server, session(server) as call:
         await seed(call, OTHER)
     async with memory_server(settings, CallPolicy(identity=OneUserToken())) as server, session(server) as call:
-        others = [await refusal(lambda p=p: call.client.read_resource(uri(OTHER, p)))
-                  for p in ("profile", "playlists", f"playlists/{MINE}", f"playlists/{MINE}/at/{T_BETWEEN}", "context")]
+        others = [
+            await refusal(lambda p=p: call.client.read_resource(uri(OTHER, p)))
+            for p in ("profile", "playlists", f"playlists/{MINE}", f"playlists/{MINE}/at/{T_BETWEEN}", "context")
+        ]
         missing = await refusal(lambda: call.client.read_resource(uri(USER, f"playlists/{MINE}")))
         assert {json.dumps(without_uri(e)) for e in [*others, missing]} == {json.dumps(without_uri(missing))}
         assert missing["data"]["code"] == "NOT_FOUND"

@@ -16,9 +16,9 @@ from mcp.client.client import Client
 from mcp.client.sse import sse_client
 from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 
+from service.auth.tokens import TokenStore
 from service.settings import Settings
 from tests.e2e.server_process import CALL_TIMEOUT, ServerProcess, WireCaller, running_server
-from service.auth.tokens import TokenStore
 from tests.e2e.tokens import token_env
 from tests.resources.support import MINE, T_BETWEEN, WAIT_SECONDS, Inbox, refusal, seed, uri, without_uri
 from tests.support import playlist, track
@@ -38,11 +38,17 @@ PATHS = ["profile", "playlists", f"playlists/{MINE}", f"playlists/{MINE}/at/{T_B
 
 
 @asynccontextmanager
-async def sse(server: ServerProcess, token: str | None, inbox: Inbox | None = None,
-              mode: str = "auto") -> AsyncIterator[WireCaller]:
+async def sse(
+    server: ServerProcess, token: str | None, inbox: Inbox | None = None, mode: str = "auto"
+) -> AsyncIterator[WireCaller]:
     headers = {"Authorization": f"Bearer {token}"} if token is not None else None
-    async with Client(sse_client(server.sse_url, headers=headers), cache=None, read_timeout_seconds=CALL_TIMEOUT,
-                      message_handler=inbox, mode=mode) as client:  # type: ignore[arg-type]
+    async with Client(
+        sse_client(server.sse_url, headers=headers),
+        cache=None,
+        read_timeout_seconds=CALL_TIMEOUT,
+        message_handler=inbox,
+        mode=mode,
+    ) as client:  # type: ignore[arg-type]
         yield WireCaller(client)
 
 
@@ -55,9 +61,7 @@ async def reads(call: WireCaller, user_id: int) -> list[dict[str, Any]]:
     return [await refusal(lambda p=p: call.client.read_resource(uri(user_id, p))) for p in PATHS]
 
 
-async def test_a_user_token_reads_another_users_resource_as_a_missing_one(
-    settings: Settings, tmp_path: Path
-) -> None:
+async def test_a_user_token_reads_another_users_resource_as_a_missing_one(settings: Settings, tmp_path: Path) -> None:
     tokens = tmp_path / "secrets" / "tokens.json"
     alice, _ = create_token(tokens, ALICE)
     bob, _ = create_token(tokens, BOB)
@@ -73,8 +77,9 @@ async def test_a_user_token_reads_another_users_resource_as_a_missing_one(
             of_bob, of_nobody = await reads(call, BOB), await reads(call, NOBODY)
             missing = await refusal(lambda: call.client.read_resource(uri(ALICE, f"playlists/{playlist(9)}")))
             answers = {repr(without_uri(e)) for e in [*of_bob, *of_nobody, missing]}
-            assert answers == {repr({"code": INVALID_PARAMS, "message": "resource not found",
-                                     "data": {"code": "NOT_FOUND"}})}
+            assert answers == {
+                repr({"code": INVALID_PARAMS, "message": "resource not found", "data": {"code": "NOT_FOUND"}})
+            }
             # Listening is refused the same way, and nothing about BOB reaches ALICE.
             for user_id in (BOB, NOBODY):
                 refused = await refusal(lambda u=user_id: listen(call, uri(u, f"playlists/{MINE}")))
@@ -101,14 +106,21 @@ async def test_a_subscriber_over_sse_is_told_about_a_write_on_another_connection
     inbox = Inbox()
     playlist_uri, profile_uri = uri(ALICE, f"playlists/{MINE}"), uri(ALICE, "profile")
     with running_server(settings, tmp_path, extra_env=token_env(tokens)) as server:
-        async with (sse(server, assistant, inbox, mode="legacy") as mine, sse(server, backfill) as other,
-                    sse(server, assistant) as modern):
+        async with (
+            sse(server, assistant, inbox, mode="legacy") as mine,
+            sse(server, backfill) as other,
+            sse(server, assistant) as modern,
+        ):
             assert mine.client.server_capabilities.resources.subscribe is True  # type: ignore[union-attr]
             await seed(mine, ALICE)
             await mine.client.subscribe_resource(playlist_uri)
             await mine.client.subscribe_resource(profile_uri)
-            change = {"user_id": ALICE, "playlist_id": MINE, "type": "REMOVE_TRACKS",
-                      "payload": {"track_ids": [track(1)]}}
+            change = {
+                "user_id": ALICE,
+                "playlist_id": MINE,
+                "type": "REMOVE_TRACKS",
+                "payload": {"track_ids": [track(1)]},
+            }
             async with modern.client.listen(resource_subscriptions=[playlist_uri]) as stream:
                 await other.ok("memory_log_playlist_mutation", change)
                 assert await inbox.until(playlist_uri) == [playlist_uri]

@@ -13,7 +13,17 @@ from mcp.shared.exceptions import MCPDeprecationWarning
 
 from service.settings import Settings
 from tests.resources.support import (
-    MINE, OTHER, T_BETWEEN, USER, WAIT_SECONDS, Inbox, memory_server, refusal, seed, session, uri,
+    MINE,
+    OTHER,
+    T_BETWEEN,
+    USER,
+    WAIT_SECONDS,
+    Inbox,
+    memory_server,
+    refusal,
+    seed,
+    session,
+    uri,
 )
 from tests.support import playlist, track
 
@@ -31,41 +41,49 @@ def add_track(n: int) -> dict[str, Any]:
 
 async def test_a_subscriber_is_told_after_a_write_through_any_session(settings: Settings) -> None:
     inbox = Inbox()
-    async with memory_server(settings) as server:
-        async with session(server, mode="legacy", message_handler=inbox) as mine, session(server) as other:
-            assert mine.client.server_capabilities.resources.subscribe is True  # type: ignore[union-attr]
-            await seed(mine)
-            for address in EVERY:
-                await mine.client.subscribe_resource(address)
+    async with (
+        memory_server(settings) as server,
+        session(server, mode="legacy", message_handler=inbox) as mine,
+        session(server) as other,
+    ):
+        assert mine.client.server_capabilities.resources.subscribe is True  # type: ignore[union-attr]
+        await seed(mine)
+        for address in EVERY:
+            await mine.client.subscribe_resource(address)
 
-            await other.ok("memory_update_profile", {"user_id": USER, "patch": {"avoid": ["jazz"]}})
-            assert await inbox.until(PROFILE, CONTEXT) == [PROFILE, CONTEXT]
+        await other.ok("memory_update_profile", {"user_id": USER, "patch": {"avoid": ["jazz"]}})
+        assert await inbox.until(PROFILE, CONTEXT) == [PROFILE, CONTEXT]
 
-            await mine.ok("memory_log_playlist_mutation", add_track(4))
-            changed = [PLAYLISTS, PLAYLIST, PLAYLIST_AT, CONTEXT]  # not OTHERS: another playlist
-            assert sorted(await inbox.until(*changed)) == sorted(changed)
+        await mine.ok("memory_log_playlist_mutation", add_track(4))
+        changed = [PLAYLISTS, PLAYLIST, PLAYLIST_AT, CONTEXT]  # not OTHERS: another playlist
+        assert sorted(await inbox.until(*changed)) == sorted(changed)
 
-            await other.ok("memory_upsert_tracks", {"user_id": USER, "tracks": [{"track_id": track(4), "name": "Four",
-                                                                                 "artists": ["Band"]}]})
-            named = [PLAYLIST, PLAYLIST_AT, OTHERS]  # track names: every playlist of the user
-            assert sorted(await inbox.until(*named)) == sorted(named)
+        await other.ok(
+            "memory_upsert_tracks",
+            {"user_id": USER, "tracks": [{"track_id": track(4), "name": "Four", "artists": ["Band"]}]},
+        )
+        named = [PLAYLIST, PLAYLIST_AT, OTHERS]  # track names: every playlist of the user
+        assert sorted(await inbox.until(*named)) == sorted(named)
 
-            await other.ok("memory_append_preference_event", {"user_id": OTHER, "type": "like",
-                                                              "payload": {"raw_text": "tuba"}})
-            await other.ok("memory_get_profile", {"user_id": USER})  # a read changes nothing
-            await other.ok("memory_add", {"user_id": USER, "type": "insight", "entities": ["Tuba"],
-                                          "summary": "Likes tuba", "importance": 5})
-            assert await inbox.until(CONTEXT) == [CONTEXT]  # and nothing about OTHER before it
+        await other.ok(
+            "memory_append_preference_event", {"user_id": OTHER, "type": "like", "payload": {"raw_text": "tuba"}}
+        )
+        await other.ok("memory_get_profile", {"user_id": USER})  # a read changes nothing
+        await other.ok(
+            "memory_add",
+            {"user_id": USER, "type": "insight", "entities": ["Tuba"], "summary": "Likes tuba", "importance": 5},
+        )
+        assert await inbox.until(CONTEXT) == [CONTEXT]  # and nothing about OTHER before it
 
-            await mine.client.unsubscribe_resource(CONTEXT)
-            await other.ok("memory_update_profile", {"user_id": USER, "patch": {"avoid": ["kazoo"]}})
-            await other.ok("memory_log_playlist_mutation", add_track(5))
-            assert await inbox.until(PROFILE) == [PROFILE]
-            assert sorted(await inbox.until(*changed[:3])) == sorted(changed[:3])
+        await mine.client.unsubscribe_resource(CONTEXT)
+        await other.ok("memory_update_profile", {"user_id": USER, "patch": {"avoid": ["kazoo"]}})
+        await other.ok("memory_log_playlist_mutation", add_track(5))
+        assert await inbox.until(PROFILE) == [PROFILE]
+        assert sorted(await inbox.until(*changed[:3])) == sorted(changed[:3])
 
-            await other.ok("memory_set_enabled", {"user_id": USER, "enabled": False})  # reads change: all
-            everything = sorted(set(EVERY) - {CONTEXT, uri(OTHER, "profile")})
-            assert sorted(await inbox.until(*everything)) == everything
+        await other.ok("memory_set_enabled", {"user_id": USER, "enabled": False})  # reads change: all
+        everything = sorted(set(EVERY) - {CONTEXT, uri(OTHER, "profile")})
+        assert sorted(await inbox.until(*everything)) == everything
 
 
 async def test_subscriptions_end_with_their_session(settings: Settings) -> None:

@@ -28,8 +28,12 @@ from tests.e2e.tokens import create_token, revoke_token, token_env
 pytestmark = pytest.mark.slow
 
 ALICE = 1
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}}
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
+}
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 
 
@@ -40,8 +44,11 @@ async def test_only_an_active_token_opens_a_streamable_http_session(settings: Se
     revoke_token(token_file, revoked_id)
     with running_server(settings, tmp_path, transport="streamable-http", extra_env=token_env(token_file)) as server:
         async with httpx.AsyncClient(timeout=10) as http:
-            for headers in ({}, {"Authorization": "Bearer tm_000000000000_" + "x" * 43},
-                            {"Authorization": f"Bearer {revoked}"}):
+            for headers in (
+                {},
+                {"Authorization": "Bearer tm_000000000000_" + "x" * 43},
+                {"Authorization": f"Bearer {revoked}"},
+            ):
                 for _ in range(20):
                     opened = await http.post(server.mcp_url, json=INITIALIZE, headers={**ACCEPT, **headers})
                     assert opened.status_code == 200, opened.text
@@ -49,8 +56,9 @@ async def test_only_an_active_token_opens_a_streamable_http_session(settings: Se
             # Nor does a GET without a session id hold a stream open for nobody.
             probe = await http.get(server.mcp_url, headers={"Accept": "text/event-stream"})
             assert probe.status_code in (400, 405), probe.status_code
-            opened = await http.post(server.mcp_url, json=INITIALIZE,
-                                     headers={**ACCEPT, "Authorization": f"Bearer {alice}"})
+            opened = await http.post(
+                server.mcp_url, json=INITIALIZE, headers={**ACCEPT, "Authorization": f"Bearer {alice}"}
+            )
             assert opened.status_code == 200 and opened.headers.get("mcp-session-id"), opened.text
         # Anonymous callers are still told why, by the tools, on the legacy and the 2026 protocol.
         for mode in ("legacy", "auto"):

@@ -42,8 +42,13 @@ async def test_read_during_delete_does_not_resurrect_the_playlist(
     async with connected(settings) as call:
         await call.ok(
             "memory_log_playlist_create",
-            {"user_id": USER, "playlist_id": PID, "name": "secret", "track_ids": [track(1)],
-             "seed_context": {"notes": "private"}},
+            {
+                "user_id": USER,
+                "playlist_id": PID,
+                "name": "secret",
+                "track_ids": [track(1)],
+                "seed_context": {"notes": "private"},
+            },
         )
         monkeypatch.setattr(TrackedCollection, "delete_many", delete_many)
 

@@ -20,10 +20,13 @@ async def test_a_deleted_users_text_is_not_left_in_the_journal_files(tmp_path: P
     settings = Settings(data_dir=tmp_path / "data")
     async with connected(settings) as call:
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"note": f"{MARKER} profile"}})
-        await call.ok("memory_append_preference_event",
-                      {"user_id": 1, "type": "note", "payload": {"raw_text": f"{MARKER} said"}})
-        await call.ok("memory_log_playlist_create", {"user_id": 1, "playlist_id": playlist(1),
-                                                     "name": f"{MARKER} list", "track_ids": [track(1)]})
+        await call.ok(
+            "memory_append_preference_event", {"user_id": 1, "type": "note", "payload": {"raw_text": f"{MARKER} said"}}
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": 1, "playlist_id": playlist(1), "name": f"{MARKER} list", "track_ids": [track(1)]},
+        )
         await call.ok("memory_update_profile", {"user_id": 2, "patch": {"note": "other user stays"}})
         assert MARKER.encode() in on_disk(settings.data_dir), "the test must see the text before the delete"
         await call.ok("memory_delete_user_data", {"user_id": 1, "confirm": True})

@@ -25,8 +25,13 @@ async def _write(call: Any) -> None:
     )
     await call.ok(
         "memory_log_playlist_create",
-        {"user_id": USER, "playlist_id": PID, "name": "p", "track_ids": [track(1)],
-         "seed_context": {"inspiration": SPOTIFY}},
+        {
+            "user_id": USER,
+            "playlist_id": PID,
+            "name": "p",
+            "track_ids": [track(1)],
+            "seed_context": {"inspiration": SPOTIFY},
+        },
     )
 
 

@@ -17,10 +17,13 @@ async def test_import_entries_name_the_import_and_records_keep_their_author(tmp_
     export_file = tmp_path / "export.json"
     async with connected(settings) as call:
         await call.ok("memory_update_profile", {"user_id": USER, "patch": {"genre": "metal"}})
-        await call.ok("memory_append_preference_event",
-                      {"user_id": USER, "type": "like", "payload": {"raw_text": "more metal"}})
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist(1), "name": "p",
-                                                     "track_ids": [track(1)]})
+        await call.ok(
+            "memory_append_preference_event", {"user_id": USER, "type": "like", "payload": {"raw_text": "more metal"}}
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": USER, "playlist_id": playlist(1), "name": "p", "track_ids": [track(1)]},
+        )
         original = {e["request_id"] for e in (await call.ok("ops_audit", {"user_id": USER}))["entries"]}
     exported = run_cli(["export", "--user-id", str(USER), "--out", str(export_file)], settings, cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr

@@ -73,8 +73,13 @@ async def test_user_id_beyond_bson_int64_is_invalid_argument(settings: Any, user
         ("memory_append_preference_event", {"user_id": USER, "type": "note", "payload": {"a\u0000b": "x"}}),
         (
             "memory_log_playlist_create",
-            {"user_id": USER, "playlist_id": playlist(2), "name": "p", "track_ids": [track(1)],
-             "seed_context": {"x\u0000": 1}},
+            {
+                "user_id": USER,
+                "playlist_id": playlist(2),
+                "name": "p",
+                "track_ids": [track(1)],
+                "seed_context": {"x\u0000": 1},
+            },
         ),
     ],
     ids=["profile-patch", "preference-payload", "seed-context"],

@@ -45,8 +45,12 @@ async def test_integral_float_user_id_is_the_same_user(settings: Any) -> None:
         ("ops_list_users", {"limit": 2.0}),
         (
             "memory_log_playlist_mutation",
-            {"user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS",
-             "payload": {"track_ids": [track(3)], "insert_at": 1.0}},
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(3)], "insert_at": 1.0},
+            },
         ),
     ],
     ids=["get_playlists-limit", "get_playlist-include_events_limit", "list_users-limit", "mutation-insert_at"],

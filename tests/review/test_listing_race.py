@@ -49,8 +49,13 @@ async def test_change_in_flight_during_first_page_is_not_skipped(
         writer = asyncio.create_task(
             call.ok(
                 "memory_log_playlist_mutation",
-                {"user_id": USER, "playlist_id": C, "type": "ADD_TRACKS", "payload": {"track_ids": [track(2)]},
-                 "timestamp": "2025-01-01T03:00:00Z"},
+                {
+                    "user_id": USER,
+                    "playlist_id": C,
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track(2)]},
+                    "timestamp": "2025-01-01T03:00:00Z",
+                },
             )
         )
         await asyncio.wait_for(writer_paused.wait(), 10)

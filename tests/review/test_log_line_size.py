@@ -19,8 +19,9 @@ from tests.support import connected
 
 
 @pytest.mark.parametrize("playlist_id", ["p" * 1_000_000, {"deep": ["x" * 10_000] * 50}, ["x" * 100_000]])
-async def test_the_log_line_of_a_call_stays_small(settings: Any, caplog: pytest.LogCaptureFixture,
-                                                   playlist_id: Any) -> None:
+async def test_the_log_line_of_a_call_stays_small(
+    settings: Any, caplog: pytest.LogCaptureFixture, playlist_id: Any
+) -> None:
     caplog.set_level(logging.INFO, logger="taste_memory.calls")
     async with connected(settings) as call:
         await call.error("memory_get_playlist", {"user_id": 1, "playlist_id": playlist_id}, "INVALID_ARGUMENT")

@@ -28,11 +28,14 @@ def _message_bytes(raw: Any) -> int:
 async def test_get_playlist_answer_fits_one_sse_message(settings: Any) -> None:
     tracks = [track(i) for i in range(10_000)]  # 22-character IDs, the Spotify length
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": PID, "name": "big",
-                                                     "track_ids": tracks})
+        await call.ok(
+            "memory_log_playlist_create", {"user_id": USER, "playlist_id": PID, "name": "big", "track_ids": tracks}
+        )
         for kind in ("REMOVE_TRACKS", "ADD_TRACKS") * 2:  # "replace everything" twice
-            await call.ok("memory_log_playlist_mutation", {"user_id": USER, "playlist_id": PID, "type": kind,
-                                                           "payload": {"track_ids": tracks}})
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {"user_id": USER, "playlist_id": PID, "type": kind, "payload": {"track_ids": tracks}},
+            )
         raw = await call.client.call_tool("memory_get_playlist", {"user_id": USER, "playlist_id": PID})
         assert raw.structured_content["success"]
         size = _message_bytes(raw)

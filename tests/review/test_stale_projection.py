@@ -62,8 +62,9 @@ async def test_committed_create_is_listed(settings: Any, monkeypatch: pytest.Mon
 
 async def test_committed_mutation_is_visible(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": PID, "name": "p",
-                                                      "track_ids": [track(1)]})
+        await call.ok(
+            "memory_log_playlist_create", {"user_id": USER, "playlist_id": PID, "name": "p", "track_ids": [track(1)]}
+        )
         _fail_next_playlist_document_write(monkeypatch)
         await call.error(
             "memory_log_playlist_mutation",

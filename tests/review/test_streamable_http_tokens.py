@@ -56,18 +56,28 @@ async def test_a_streamable_http_session_answers_only_the_token_that_opened_it(
     token_file = tmp_path / "secrets" / "tokens.json"
     alice, _ = create_token(token_file, ALICE)
     bob, _ = create_token(token_file, BOB)
-    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
     accept = {"Accept": "application/json, text/event-stream"}
     with running_server(settings, tmp_path, transport="streamable-http", extra_env=token_env(token_file)) as server:
         async with httpx.AsyncClient(timeout=10) as http:
-            opened = await http.post(server.mcp_url, json=initialize,
-                                     headers={**accept, "Authorization": f"Bearer {alice}"})
+            opened = await http.post(
+                server.mcp_url, json=initialize, headers={**accept, "Authorization": f"Bearer {alice}"}
+            )
             assert opened.status_code == 200, opened.text
             session = opened.headers["mcp-session-id"]
-            call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                    "params": {"name": "memory_get_profile", "arguments": {"user_id": ALICE}}}
+            call = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "memory_get_profile", "arguments": {"user_id": ALICE}},
+            }
             for headers in ({"Authorization": f"Bearer {bob}"}, {}):
-                refused = await http.post(server.mcp_url, json=call,
-                                          headers={**accept, **headers, "mcp-session-id": session})
+                refused = await http.post(
+                    server.mcp_url, json=call, headers={**accept, **headers, "mcp-session-id": session}
+                )
                 assert refused.status_code == 404, refused.text

@@ -31,8 +31,9 @@ async def test_a_non_loopback_server_stays_closed_when_its_token_file_disappears
     token_file = tmp_path / "secrets" / "tokens.json"
     alice, _ = create_token(token_file, ALICE)
     # The last --host wins: listen on every interface (reached here through 127.0.0.1).
-    with running_server(settings, tmp_path, extra_args=["--host", "0.0.0.0"],
-                        extra_env=token_env(token_file)) as server:
+    with running_server(
+        settings, tmp_path, extra_args=["--host", "0.0.0.0"], extra_env=token_env(token_file)
+    ) as server:
         async with sse_session(server, alice) as call:
             await call.ok("memory_update_profile", {"user_id": ALICE, "patch": {"private": "yes"}})
         async with sse_session(server) as call:

@@ -16,12 +16,25 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOLS = [
-    "ops_list_users", "memory_get_profile", "memory_update_profile", "memory_append_preference_event",
-    "memory_log_playlist_create", "memory_log_playlist_mutation", "memory_get_playlists", "memory_get_playlist",
-    "memory_reconstruct_playlist", "memory_search", "memory_export_user_data", "memory_delete_user_data",
+    "ops_list_users",
+    "memory_get_profile",
+    "memory_update_profile",
+    "memory_append_preference_event",
+    "memory_log_playlist_create",
+    "memory_log_playlist_mutation",
+    "memory_get_playlists",
+    "memory_get_playlist",
+    "memory_reconstruct_playlist",
+    "memory_search",
+    "memory_export_user_data",
+    "memory_delete_user_data",
 ]
-WRITES = ["memory_append_preference_event", "memory_log_playlist_mutation", "memory_update_profile",
-          "memory_log_playlist_create"]
+WRITES = [
+    "memory_append_preference_event",
+    "memory_log_playlist_mutation",
+    "memory_update_profile",
+    "memory_log_playlist_create",
+]
 SIZES = ["small", "medium", "large"]
 EXPECTED = {
     "Transport floor": ["floor in process", "floor stdio", "floor SSE"],
@@ -37,18 +50,29 @@ EXPECTED = {
     "Scale ratio": [f"50/1 users: {tool}" for tool in TOOLS],
     "Bootstrap": ["list_users 50 realistic users", "list_users 1,000 small users"],
     "Start-up": ["start-up 1 user", "start-up 10 users", "start-up 50 users", "start-up 1,000 small users"],
-    "Load": [f"{phase} {kind}" for phase in ("load", "saturated")
-             for kind in ("reads", "writes", "exports", "deletes", "all")],
+    "Load": [
+        f"{phase} {kind}"
+        for phase in ("load", "saturated")
+        for kind in ("reads", "writes", "exports", "deletes", "all")
+    ],
     "Event-loop lag": ["event-loop lag", "event-loop lag, saturated"],
 }
 # A line for each target of issues 5 and 9 in the report's "Targets" list, with its verdict (quick sizes
 # say so in the line; the reference server has one line per operation and size, or one saying why not).
-TARGETS = ["get_profile over SSE", "reconstruction 5,000 tracks", "mutation of a 5,000-track playlist",
-           "stored bytes", "search at 10k items", "than the reference",
-           "ops_list_users p95 ≤ 5 ms in process at 50 realistic users",
-           "ops_list_users p95 ≤ 5 ms in process at 1,000 small users",
-           "in-process p50 at 50 users ≤ 1.5×", "SSE overhead ≤ 1.5×", "32 SSE sessions for 60 s",
-           "start-up ≤ 5 s and RSS reported at 50 realistic users"]
+TARGETS = [
+    "get_profile over SSE",
+    "reconstruction 5,000 tracks",
+    "mutation of a 5,000-track playlist",
+    "stored bytes",
+    "search at 10k items",
+    "than the reference",
+    "ops_list_users p95 ≤ 5 ms in process at 50 realistic users",
+    "ops_list_users p95 ≤ 5 ms in process at 1,000 small users",
+    "in-process p50 at 50 users ≤ 1.5×",
+    "SSE overhead ≤ 1.5×",
+    "32 SSE sessions for 60 s",
+    "start-up ≤ 5 s and RSS reported at 50 realistic users",
+]
 # Rows whose figures may be missing for a stated reason, and the cells that must then say why.
 MAY_BE_UNAVAILABLE = {"Peer", "Event-loop lag"}
 
@@ -69,12 +93,19 @@ def table_rows(markdown: str) -> dict[str, dict[str, list[str]]]:
 @pytest.mark.slow
 def test_quick_benchmark_prints_every_row(tmp_path: Path) -> None:
     out = tmp_path / "PERFORMANCE.md"
-    out.write_text("# old\n\n<!-- notes below this line are hand-written and kept when bench.py rewrites the file -->\n"
-                   "\n## Notes\n\nhand-written note kept\n")
+    out.write_text(
+        "# old\n\n<!-- notes below this line are hand-written and kept when bench.py rewrites the file -->\n"
+        "\n## Notes\n\nhand-written note kept\n"
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORY_")}
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "bench.py"), "--quick", "--out", str(out)],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, f"bench.py failed:\n{done.stdout[-4000:]}\n{done.stderr[-6000:]}"
 

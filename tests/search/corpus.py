@@ -17,31 +17,121 @@ OTHER_USERS = (2, 3)
 START = datetime(2025, 1, 1, tzinfo=UTC)
 
 GENRES = [
-    "symphonic metal", "power metal", "melodic metal", "folk metal", "gothic rock", "hard rock", "synthpop",
-    "indie pop", "dream pop", "bedroom pop", "lo-fi hip hop", "jazz", "bossa nova", "neo soul", "house",
-    "techno", "ambient", "classical piano", "acoustic folk", "country", "punk", "shoegaze", "post-rock",
-    "trip hop", "funk", "disco", "reggae", "hooky pop", "alt rock", "blues",
+    "symphonic metal",
+    "power metal",
+    "melodic metal",
+    "folk metal",
+    "gothic rock",
+    "hard rock",
+    "synthpop",
+    "indie pop",
+    "dream pop",
+    "bedroom pop",
+    "lo-fi hip hop",
+    "jazz",
+    "bossa nova",
+    "neo soul",
+    "house",
+    "techno",
+    "ambient",
+    "classical piano",
+    "acoustic folk",
+    "country",
+    "punk",
+    "shoegaze",
+    "post-rock",
+    "trip hop",
+    "funk",
+    "disco",
+    "reggae",
+    "hooky pop",
+    "alt rock",
+    "blues",
 ]
 MOODS = [
-    "upbeat", "anthemic", "chill", "mellow", "melancholic", "energetic", "dreamy", "dark", "cozy", "epic",
-    "nostalgic", "romantic", "sunny", "midnight", "warm", "moody", "bright", "heavy", "soft", "groovy",
+    "upbeat",
+    "anthemic",
+    "chill",
+    "mellow",
+    "melancholic",
+    "energetic",
+    "dreamy",
+    "dark",
+    "cozy",
+    "epic",
+    "nostalgic",
+    "romantic",
+    "sunny",
+    "midnight",
+    "warm",
+    "moody",
+    "bright",
+    "heavy",
+    "soft",
+    "groovy",
 ]
 ACTIVITIES = [
-    "workout", "study", "dinner", "commute", "cleaning", "coding", "reading", "hiking", "cooking", "focus",
-    "morning", "party", "sleep", "gym",
+    "workout",
+    "study",
+    "dinner",
+    "commute",
+    "cleaning",
+    "coding",
+    "reading",
+    "hiking",
+    "cooking",
+    "focus",
+    "morning",
+    "party",
+    "sleep",
+    "gym",
 ]
 ARTISTS = [
-    "Within Temptation", "Epica", "Blind Guardian", "Helloween", "Dua Lipa", "Taylor Swift", "Arctic Monkeys",
-    "Tame Impala", "Radiohead", "Daft Punk", "Norah Jones", "Miles Davis", "Bonobo", "Khruangbin", "Fleetwood Mac",
-    "Queen", "ABBA", "Muse", "Coldplay", "Lorde", "Massive Attack", "Portishead", "Slowdive", "Bob Marley",
-    "Dolly Parton", "Ramones", "Chic", "Erykah Badu", "Avicii", "Ludovico Einaudi", "Iron Maiden", "HAIM",
+    "Within Temptation",
+    "Epica",
+    "Blind Guardian",
+    "Helloween",
+    "Dua Lipa",
+    "Taylor Swift",
+    "Arctic Monkeys",
+    "Tame Impala",
+    "Radiohead",
+    "Daft Punk",
+    "Norah Jones",
+    "Miles Davis",
+    "Bonobo",
+    "Khruangbin",
+    "Fleetwood Mac",
+    "Queen",
+    "ABBA",
+    "Muse",
+    "Coldplay",
+    "Lorde",
+    "Massive Attack",
+    "Portishead",
+    "Slowdive",
+    "Bob Marley",
+    "Dolly Parton",
+    "Ramones",
+    "Chic",
+    "Erykah Badu",
+    "Avicii",
+    "Ludovico Einaudi",
+    "Iron Maiden",
+    "HAIM",
 ]
 # Decoys: the anchors' artists also turn up in filler descriptions, seed artists and events (in
 # lower-weight fields), so the labelled queries have to be won on field weights, not by luck.
 DECOY_ARTISTS = ["Nightwish", "Sabaton", "Beyoncé", "Mötley Crüe", "The Zombies", "Kate Bush", "Björk"]
 NAME_TEMPLATES = [
-    "{Mood} {Genre}", "{Genre} for {activity}", "{Mood} {activity} mix", "{Genre} {Mood} Hour",
-    "{Activity} Rotation", "More {Genre}", "{Mood} {Genre} Vol. {n}", "{Namesake} and Friends",
+    "{Mood} {Genre}",
+    "{Genre} for {activity}",
+    "{Mood} {activity} mix",
+    "{Genre} {Mood} Hour",
+    "{Activity} Rotation",
+    "More {Genre}",
+    "{Mood} {Genre} Vol. {n}",
+    "{Namesake} and Friends",
 ]
 DESCRIPTION_TEMPLATES = [
     "A {mood} mix of {genre} and {genre2} for {activity}.",
@@ -62,74 +152,262 @@ EVENT_TEMPLATES = [
 # Anchors: (key, kind, fields). Playlist fields: name, description, intent_tags, seed_context;
 # event fields: type, raw_text, payload extras; profile: the profile object (ids "profile:<key>").
 ANCHOR_PLAYLISTS: list[tuple[str, dict[str, Any]]] = [
-    ("nightwish", {"name": "Nightwish Essentials", "intent_tags": ["symphonic metal", "epic"],
-                   "description": "Tarja and Floor era anthems, orchestral and operatic",
-                   "seed_context": {"artists": ["Nightwish"]}}),
-    ("sabaton", {"name": "Sabaton Battle Anthems", "intent_tags": ["power metal", "history"],
-                 "description": "War stories set to double kick drums", "seed_context": {"artists": ["Sabaton"]}}),
-    ("motley", {"name": "Mötley Crüe Glam Night", "intent_tags": ["glam metal", "80s"],
-                "description": "Hairspray, leather and Sunset Strip riffs", "seed_context": {"artists": ["Mötley Crüe"]}}),
-    ("zombies", {"name": "The Zombies Odessey", "intent_tags": ["baroque pop", "60s"],
-                 "description": "Time of the season, mellotron and harmonies",
-                 "seed_context": {"artists": ["The Zombies"]}}),
-    ("beyonce", {"name": "Beyoncé Power Hour", "intent_tags": ["r&b", "workout"],
-                 "description": "Formation, Crazy in Love and stadium bangers",
-                 "seed_context": {"artists": ["Beyoncé"]}}),
-    ("breathers", {"name": "Symphonic Drive with Breathers", "intent_tags": ["upbeat", "symphonic metal", "driving"],
-                   "description": "Anthemic drive, one contemplative breather mid-playlist, then drive again",
-                   "seed_context": {"artists": ["Amaranthe", "Beast in Black"], "notes": "drive → breather → drive"}}),
-    ("bjork", {"name": "Björk and Sigur Rós", "intent_tags": ["icelandic", "experimental"],
-               "description": "Glacial strings and falsetto from Reykjavík", "seed_context": {"artists": ["Björk", "Sigur Rós"]}}),
-    ("royksopp", {"name": "Røyksopp Northern Lights", "intent_tags": ["electronica", "nordic"],
-                  "description": "Bergen synths for long winter evenings", "seed_context": {"artists": ["Røyksopp"]}}),
-    ("motorhead", {"name": "Motörhead Speed Run", "intent_tags": ["speed", "rock and roll"],
-                   "description": "Ace of Spades and nothing slower", "seed_context": {"artists": ["Motörhead"]}}),
-    ("celine", {"name": "Céline Dion Power Ballads", "intent_tags": ["ballads", "karaoke"],
-                "description": "Big key changes for singing along", "seed_context": {"artists": ["Céline Dion"]}}),
-    ("maneskin", {"name": "Måneskin Glitter Rock", "intent_tags": ["italian rock", "eurovision"],
-                  "description": "Zitti e buoni energy", "seed_context": {"artists": ["Måneskin"]}}),
-    ("rainy", {"name": "Rainy Sunday Coffeehouse", "intent_tags": ["jazz", "coffee", "rainy day"],
-               "description": "Brushes on snare, a slow Sunday with coffee and rain on the window"}),
-    ("latedrive", {"name": "Highway After Dark", "intent_tags": ["synthwave", "driving"],
-                   "description": "Neon synths for a late night drive down an empty highway"}),
-    ("wedding", {"name": "Wedding First Dance Shortlist", "intent_tags": ["romantic", "wedding"],
-                 "description": "Candidates for the first dance, slow and tender"}),
-    ("marathon", {"name": "Marathon Training Tempo", "intent_tags": ["running", "tempo", "cardio"],
-                  "description": "Steady 170 bpm runners for long training runs"}),
-    ("lullaby", {"name": "Baby Lullabies", "intent_tags": ["lullaby", "kids", "bedtime"],
-                 "description": "Music box melodies to put the baby to sleep"}),
-    ("christmas", {"name": "Christmas Eve by the Fireplace", "intent_tags": ["christmas", "holiday", "cozy"],
-                   "description": "Carols, crackling fire and hot chocolate"}),
-    ("halloween", {"name": "Halloween Haunted House", "intent_tags": ["halloween", "spooky"],
-                   "description": "Creepy organs, theremins and horror movie themes"}),
-    ("ghost", {"name": "Ghost and Occult Rock", "intent_tags": ["occult rock", "theatrical"],
-               "description": "Papa Emeritus sermons with catchy choruses", "seed_context": {"artists": ["Ghost"]}}),
-    ("katebush", {"name": "Kate Bush Hounds of Love", "intent_tags": ["art pop", "80s"],
-                  "description": "Running up that hill and the ninth wave",
-                  "seed_context": {"artists": ["Kate Bush"]}}),
-    ("videogame", {"name": "Video Game Boss Battles", "intent_tags": ["soundtrack", "gaming", "orchestral"],
-                   "description": "Final boss themes and chiptune remixes"}),
-    ("surf", {"name": "Surf Rock Beach Party", "intent_tags": ["surf rock", "summer", "beach"],
-              "description": "Reverb-drenched guitars and sandy toes"}),
-    ("flamenco", {"name": "Flamenco Guitar Nights", "intent_tags": ["flamenco", "spanish guitar"],
-                  "description": "Rumba, bulerías and palmas from Andalusia"}),
-    ("kpop", {"name": "K-Pop Dance Practice", "intent_tags": ["k-pop", "dance"],
-              "description": "Choreography-ready hits with big drops"}),
-    ("sea", {"name": "Sea Shanties for Sailors", "intent_tags": ["shanties", "folk"],
-             "description": "Hoist the sails, sing the wellerman chorus"}),
-    ("meditation", {"name": "Guided Meditation Drones", "intent_tags": ["meditation", "drone", "breathing"],
-                    "description": "Singing bowls and slow breathing cues"}),
-    ("grunge", {"name": "Seattle Grunge Flannel", "intent_tags": ["grunge", "90s"],
-                "description": "Distorted guitars from the Pacific Northwest"}),
-    ("opera", {"name": "Opera Arias for Beginners", "intent_tags": ["opera", "classical vocal"],
-               "description": "Puccini and Verdi highlights, sopranos and tenors"}),
-    ("kraftwerk", {"name": "Kraftwerk Autobahn Classics", "intent_tags": ["krautrock", "synth"],
-                   "description": "Robots, trans-europe express and early drum machines",
-                   "seed_context": {"artists": ["Kraftwerk"]}}),
+    (
+        "nightwish",
+        {
+            "name": "Nightwish Essentials",
+            "intent_tags": ["symphonic metal", "epic"],
+            "description": "Tarja and Floor era anthems, orchestral and operatic",
+            "seed_context": {"artists": ["Nightwish"]},
+        },
+    ),
+    (
+        "sabaton",
+        {
+            "name": "Sabaton Battle Anthems",
+            "intent_tags": ["power metal", "history"],
+            "description": "War stories set to double kick drums",
+            "seed_context": {"artists": ["Sabaton"]},
+        },
+    ),
+    (
+        "motley",
+        {
+            "name": "Mötley Crüe Glam Night",
+            "intent_tags": ["glam metal", "80s"],
+            "description": "Hairspray, leather and Sunset Strip riffs",
+            "seed_context": {"artists": ["Mötley Crüe"]},
+        },
+    ),
+    (
+        "zombies",
+        {
+            "name": "The Zombies Odessey",
+            "intent_tags": ["baroque pop", "60s"],
+            "description": "Time of the season, mellotron and harmonies",
+            "seed_context": {"artists": ["The Zombies"]},
+        },
+    ),
+    (
+        "beyonce",
+        {
+            "name": "Beyoncé Power Hour",
+            "intent_tags": ["r&b", "workout"],
+            "description": "Formation, Crazy in Love and stadium bangers",
+            "seed_context": {"artists": ["Beyoncé"]},
+        },
+    ),
+    (
+        "breathers",
+        {
+            "name": "Symphonic Drive with Breathers",
+            "intent_tags": ["upbeat", "symphonic metal", "driving"],
+            "description": "Anthemic drive, one contemplative breather mid-playlist, then drive again",
+            "seed_context": {"artists": ["Amaranthe", "Beast in Black"], "notes": "drive → breather → drive"},
+        },
+    ),
+    (
+        "bjork",
+        {
+            "name": "Björk and Sigur Rós",
+            "intent_tags": ["icelandic", "experimental"],
+            "description": "Glacial strings and falsetto from Reykjavík",
+            "seed_context": {"artists": ["Björk", "Sigur Rós"]},
+        },
+    ),
+    (
+        "royksopp",
+        {
+            "name": "Røyksopp Northern Lights",
+            "intent_tags": ["electronica", "nordic"],
+            "description": "Bergen synths for long winter evenings",
+            "seed_context": {"artists": ["Røyksopp"]},
+        },
+    ),
+    (
+        "motorhead",
+        {
+            "name": "Motörhead Speed Run",
+            "intent_tags": ["speed", "rock and roll"],
+            "description": "Ace of Spades and nothing slower",
+            "seed_context": {"artists": ["Motörhead"]},
+        },
+    ),
+    (
+        "celine",
+        {
+            "name": "Céline Dion Power Ballads",
+            "intent_tags": ["ballads", "karaoke"],
+            "description": "Big key changes for singing along",
+            "seed_context": {"artists": ["Céline Dion"]},
+        },
+    ),
+    (
+        "maneskin",
+        {
+            "name": "Måneskin Glitter Rock",
+            "intent_tags": ["italian rock", "eurovision"],
+            "description": "Zitti e buoni energy",
+            "seed_context": {"artists": ["Måneskin"]},
+        },
+    ),
+    (
+        "rainy",
+        {
+            "name": "Rainy Sunday Coffeehouse",
+            "intent_tags": ["jazz", "coffee", "rainy day"],
+            "description": "Brushes on snare, a slow Sunday with coffee and rain on the window",
+        },
+    ),
+    (
+        "latedrive",
+        {
+            "name": "Highway After Dark",
+            "intent_tags": ["synthwave", "driving"],
+            "description": "Neon synths for a late night drive down an empty highway",
+        },
+    ),
+    (
+        "wedding",
+        {
+            "name": "Wedding First Dance Shortlist",
+            "intent_tags": ["romantic", "wedding"],
+            "description": "Candidates for the first dance, slow and tender",
+        },
+    ),
+    (
+        "marathon",
+        {
+            "name": "Marathon Training Tempo",
+            "intent_tags": ["running", "tempo", "cardio"],
+            "description": "Steady 170 bpm runners for long training runs",
+        },
+    ),
+    (
+        "lullaby",
+        {
+            "name": "Baby Lullabies",
+            "intent_tags": ["lullaby", "kids", "bedtime"],
+            "description": "Music box melodies to put the baby to sleep",
+        },
+    ),
+    (
+        "christmas",
+        {
+            "name": "Christmas Eve by the Fireplace",
+            "intent_tags": ["christmas", "holiday", "cozy"],
+            "description": "Carols, crackling fire and hot chocolate",
+        },
+    ),
+    (
+        "halloween",
+        {
+            "name": "Halloween Haunted House",
+            "intent_tags": ["halloween", "spooky"],
+            "description": "Creepy organs, theremins and horror movie themes",
+        },
+    ),
+    (
+        "ghost",
+        {
+            "name": "Ghost and Occult Rock",
+            "intent_tags": ["occult rock", "theatrical"],
+            "description": "Papa Emeritus sermons with catchy choruses",
+            "seed_context": {"artists": ["Ghost"]},
+        },
+    ),
+    (
+        "katebush",
+        {
+            "name": "Kate Bush Hounds of Love",
+            "intent_tags": ["art pop", "80s"],
+            "description": "Running up that hill and the ninth wave",
+            "seed_context": {"artists": ["Kate Bush"]},
+        },
+    ),
+    (
+        "videogame",
+        {
+            "name": "Video Game Boss Battles",
+            "intent_tags": ["soundtrack", "gaming", "orchestral"],
+            "description": "Final boss themes and chiptune remixes",
+        },
+    ),
+    (
+        "surf",
+        {
+            "name": "Surf Rock Beach Party",
+            "intent_tags": ["surf rock", "summer", "beach"],
+            "description": "Reverb-drenched guitars and sandy toes",
+        },
+    ),
+    (
+        "flamenco",
+        {
+            "name": "Flamenco Guitar Nights",
+            "intent_tags": ["flamenco", "spanish guitar"],
+            "description": "Rumba, bulerías and palmas from Andalusia",
+        },
+    ),
+    (
+        "kpop",
+        {
+            "name": "K-Pop Dance Practice",
+            "intent_tags": ["k-pop", "dance"],
+            "description": "Choreography-ready hits with big drops",
+        },
+    ),
+    (
+        "sea",
+        {
+            "name": "Sea Shanties for Sailors",
+            "intent_tags": ["shanties", "folk"],
+            "description": "Hoist the sails, sing the wellerman chorus",
+        },
+    ),
+    (
+        "meditation",
+        {
+            "name": "Guided Meditation Drones",
+            "intent_tags": ["meditation", "drone", "breathing"],
+            "description": "Singing bowls and slow breathing cues",
+        },
+    ),
+    (
+        "grunge",
+        {
+            "name": "Seattle Grunge Flannel",
+            "intent_tags": ["grunge", "90s"],
+            "description": "Distorted guitars from the Pacific Northwest",
+        },
+    ),
+    (
+        "opera",
+        {
+            "name": "Opera Arias for Beginners",
+            "intent_tags": ["opera", "classical vocal"],
+            "description": "Puccini and Verdi highlights, sopranos and tenors",
+        },
+    ),
+    (
+        "kraftwerk",
+        {
+            "name": "Kraftwerk Autobahn Classics",
+            "intent_tags": ["krautrock", "synth"],
+            "description": "Robots, trans-europe express and early drum machines",
+            "seed_context": {"artists": ["Kraftwerk"]},
+        },
+    ),
 ]
 ANCHOR_EVENTS: list[tuple[str, dict[str, Any]]] = [
-    ("nickelback", {"type": "dislike", "raw_text": "Please never add Nickelback again, I can't stand them",
-                    "artist": "Nickelback"}),
+    (
+        "nickelback",
+        {
+            "type": "dislike",
+            "raw_text": "Please never add Nickelback again, I can't stand them",
+            "artist": "Nickelback",
+        },
+    ),
     ("saxophone", {"type": "like", "raw_text": "That saxophone solo on the bridge gave me chills"}),
     ("bagpipes", {"type": "dislike", "raw_text": "No bagpipes at all, even in folk metal"}),
     ("accordion", {"type": "like", "raw_text": "The accordion waltz was lovely, more accordions"}),
@@ -166,8 +444,17 @@ def _fill(rng: random.Random, template: str) -> str:
     mood, mood2 = rng.sample(MOODS, 2)
     artist, artist2 = rng.sample(ARTISTS + DECOY_ARTISTS, 2)
     activity = rng.choice(ACTIVITIES)
-    values = {"genre": genre, "genre2": genre2, "mood": mood, "mood2": mood2, "artist": artist,
-              "artist2": artist2, "activity": activity, "n": rng.randint(1, 9), "namesake": rng.choice(ARTISTS)}
+    values = {
+        "genre": genre,
+        "genre2": genre2,
+        "mood": mood,
+        "mood2": mood2,
+        "artist": artist,
+        "artist2": artist2,
+        "activity": activity,
+        "n": rng.randint(1, 9),
+        "namesake": rng.choice(ARTISTS),
+    }
     values.update({k.capitalize(): str(v).title() for k, v in values.items() if isinstance(v, str)})
     return template.format(**values)
 
@@ -175,8 +462,11 @@ def _fill(rng: random.Random, template: str) -> str:
 def _filler_playlist(rng: random.Random, user_id: int, n: int) -> dict[str, Any]:
     tags = rng.sample(GENRES, rng.randint(1, 2)) + rng.sample(MOODS, rng.randint(1, 2))
     return {
-        "user_id": user_id, "playlist_id": f"pl{user_id:02d}fill{n:08d}", "name": _fill(rng, rng.choice(NAME_TEMPLATES)),
-        "description": _fill(rng, rng.choice(DESCRIPTION_TEMPLATES)), "intent_tags": tags,
+        "user_id": user_id,
+        "playlist_id": f"pl{user_id:02d}fill{n:08d}",
+        "name": _fill(rng, rng.choice(NAME_TEMPLATES)),
+        "description": _fill(rng, rng.choice(DESCRIPTION_TEMPLATES)),
+        "intent_tags": tags,
         "seed_context": {"artists": rng.sample(ARTISTS + DECOY_ARTISTS, rng.randint(0, 3)), "days": rng.randint(1, 30)},
         "track_ids": [f"track{user_id:02d}{n:08d}{i:03d}" for i in range(rng.randint(1, 5))],
         "created_at": START + timedelta(minutes=n),
@@ -191,8 +481,9 @@ def _filler_event(rng: random.Random, n: int) -> dict[str, Any]:
     return {"key": None, "type": kind, "payload": payload, "timestamp": START + timedelta(minutes=n)}
 
 
-def build_corpus(seed: int = 7, filler_playlists: int = 450, filler_events: int = 450,
-                 other_users_share: float = 0.25) -> Corpus:
+def build_corpus(
+    seed: int = 7, filler_playlists: int = 450, filler_events: int = 450, other_users_share: float = 0.25
+) -> Corpus:
     """Anchors for the main user (and copies of a few under other users, to test isolation),
     filler for every user; ``filler_*`` counts are for the main user."""
     rng = random.Random(seed)
@@ -202,32 +493,46 @@ def build_corpus(seed: int = 7, filler_playlists: int = 450, filler_events: int 
         playlists = [_filler_playlist(rng, user_id, n) for n in range(int(filler_playlists * share))]
         events = [_filler_event(rng, n) for n in range(int(filler_events * share))]
         corpus.playlists[user_id], corpus.events[user_id] = playlists, events
-        corpus.profiles[user_id] = {"notes": _fill(rng, "Mostly {genre}, {mood} in the evenings"),
-                                    "core_genres": rng.sample(GENRES, 3)}
+        corpus.profiles[user_id] = {
+            "notes": _fill(rng, "Mostly {genre}, {mood} in the evenings"),
+            "core_genres": rng.sample(GENRES, 3),
+        }
     for n, (key, fields) in enumerate(ANCHOR_PLAYLISTS):
         pid = f"pl01anchor{n:06d}"
         corpus.anchor_playlists[key] = pid
-        corpus.playlists[MAIN_USER].append({
-            "user_id": MAIN_USER, "playlist_id": pid, "track_ids": [f"trackanchor{n:08d}"],
-            "created_at": START + timedelta(days=40, minutes=n), **fields,
-        })
+        corpus.playlists[MAIN_USER].append(
+            {
+                "user_id": MAIN_USER,
+                "playlist_id": pid,
+                "track_ids": [f"trackanchor{n:08d}"],
+                "created_at": START + timedelta(days=40, minutes=n),
+                **fields,
+            }
+        )
     for n, (key, fields) in enumerate(ANCHOR_EVENTS):
         payload = {k: v for k, v in fields.items() if k != "type"}
-        corpus.events[MAIN_USER].append({"key": key, "type": fields["type"], "payload": payload,
-                                         "timestamp": START + timedelta(days=40, minutes=n)})
+        corpus.events[MAIN_USER].append(
+            {"key": key, "type": fields["type"], "payload": payload, "timestamp": START + timedelta(days=40, minutes=n)}
+        )
     corpus.profiles[MAIN_USER] = ANCHOR_PROFILE
     # The anchors' artists alone in short notes: with every field weighing the same, a note naming
     # "Sabaton" would outweigh the playlist "Sabaton Battle Anthems" (field weights must decide).
     for artist in DECOY_ARTISTS:
-        corpus.events[MAIN_USER].append({"key": None, "type": "note", "payload": {"raw_text": artist, "artist": artist},
-                                         "timestamp": START})
+        corpus.events[MAIN_USER].append(
+            {"key": None, "type": "note", "payload": {"raw_text": artist, "artist": artist}, "timestamp": START}
+        )
     # Other users hold look-alikes of some anchors: they must never show up for the main user.
     for user_id in OTHER_USERS:
-        for n, (key, fields) in enumerate(ANCHOR_PLAYLISTS[:8]):
-            corpus.playlists[user_id].append({
-                "user_id": user_id, "playlist_id": f"pl{user_id:02d}anchor{n:06d}", "track_ids": [f"trackx{n:010d}"],
-                "created_at": START + timedelta(days=40, minutes=n), **fields,
-            })
+        for n, (_key, fields) in enumerate(ANCHOR_PLAYLISTS[:8]):
+            corpus.playlists[user_id].append(
+                {
+                    "user_id": user_id,
+                    "playlist_id": f"pl{user_id:02d}anchor{n:06d}",
+                    "track_ids": [f"trackx{n:010d}"],
+                    "created_at": START + timedelta(days=40, minutes=n),
+                    **fields,
+                }
+            )
     return corpus
 
 
@@ -236,7 +541,7 @@ async def load(service: Any, corpus: Corpus) -> dict[str, str]:
     ids: dict[str, str] = dict(corpus.anchor_playlists)
     for user_id, profile in corpus.profiles.items():
         await service.profiles.update(user_id, profile, "corpus", "user", True)
-    for user_id, playlists in corpus.playlists.items():
+    for playlists in corpus.playlists.values():
         for arguments in playlists:
             body = {k: v for k, v in arguments.items() if k != "created_at"}
             await service.playlists.create(body, arguments["created_at"])

@@ -9,8 +9,9 @@ from tests.search.corpus import MAIN_USER
 from tests.search.queries import QUERIES
 
 
-async def evaluate(service: Any, ids: dict[str, str], limit: int = 10,
-                   queries: list[tuple[str, str, str]] = QUERIES) -> dict[str, Any]:
+async def evaluate(
+    service: Any, ids: dict[str, str], limit: int = 10, queries: list[tuple[str, str, str]] = QUERIES
+) -> dict[str, Any]:
     by_category: dict[str, list[int | None]] = defaultdict(list)
     misses = []
     for query, key, category in queries:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from service.text.analysis import fold, parse_query, terms, typo_budget
 from service.search.fields import Entry, Field
 from service.search.index import UserIndex
 from service.search.ranking import rank, snippet
+from service.text.analysis import fold, parse_query, terms, typo_budget
 
 
 def test_case_and_diacritics_fold() -> None:

@@ -8,13 +8,25 @@ from tests.support import connected, playlist, track
 
 async def _seed(call, user_id: int, n: int, word: str) -> str:
     await call.ok("memory_update_profile", {"user_id": user_id, "patch": {"notes": f"loves {word}"}})
-    event = await call.ok("memory_append_preference_event", {
-        "user_id": user_id, "type": "like", "payload": {"raw_text": f"more {word} please"},
-    })
-    await call.ok("memory_log_playlist_create", {
-        "user_id": user_id, "playlist_id": playlist(n), "name": f"{word} nights", "track_ids": [track(n)],
-        "intent_tags": [word], "description": f"all {word}",
-    })
+    event = await call.ok(
+        "memory_append_preference_event",
+        {
+            "user_id": user_id,
+            "type": "like",
+            "payload": {"raw_text": f"more {word} please"},
+        },
+    )
+    await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": user_id,
+            "playlist_id": playlist(n),
+            "name": f"{word} nights",
+            "track_ids": [track(n)],
+            "intent_tags": [word],
+            "description": f"all {word}",
+        },
+    )
     return event["event_id"]
 
 
@@ -47,10 +59,15 @@ async def test_deleted_and_renamed_data_never_appears(settings: Settings) -> Non
     async with connected(settings) as call:
         await _seed(call, 1, 1, "marimba")
         await _seed(call, 2, 2, "marimba")
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": 2, "playlist_id": playlist(2), "type": "UPDATE_META",
-            "payload": {"name": "Kalimba evenings", "intent_tags": ["kalimba"], "description": "thumb piano"},
-        })
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": 2,
+                "playlist_id": playlist(2),
+                "type": "UPDATE_META",
+                "payload": {"name": "Kalimba evenings", "intent_tags": ["kalimba"], "description": "thumb piano"},
+            },
+        )
         assert await _word_ids(call, 2, "marimba nights") == {"profile:notes"} | (await _word_ids(call, 2, "please"))
         assert playlist(2) in await _ids(call, 2, "kalimba")
         await call.ok("memory_update_profile", {"user_id": 2, "patch": {"notes": None}})

@@ -24,17 +24,22 @@ def embedded(tmp_path: Path) -> Settings:
 
 async def _seed(call, user_id: int, word: str) -> None:
     await call.ok("memory_update_profile", {"user_id": user_id, "patch": {"notes": f"loves {word}"}})
-    await call.ok("memory_append_preference_event", {
-        "user_id": user_id, "type": "like", "payload": {"raw_text": f"more {word} please"}})
-    await call.ok("memory_log_playlist_create", {
-        "user_id": user_id, "playlist_id": playlist(user_id), "name": f"{word} nights", "track_ids": [track(1)]})
+    await call.ok(
+        "memory_append_preference_event",
+        {"user_id": user_id, "type": "like", "payload": {"raw_text": f"more {word} please"}},
+    )
+    await call.ok(
+        "memory_log_playlist_create",
+        {"user_id": user_id, "playlist_id": playlist(user_id), "name": f"{word} nights", "track_ids": [track(1)]},
+    )
 
 
 async def _ids(call, user_id: int, query: str, by_words: bool = False) -> set[str]:
     """The ids found; ``by_words``: only those the query's words found, not its meaning alone."""
     found = await call.ok("memory_search", {"user_id": user_id, "query": query, "limit": 200})
-    return {hit["id"] for hit in found["results"]
-            if not by_words or hit.get("metadata", {}).get("matched_by") != "meaning"}
+    return {
+        hit["id"] for hit in found["results"] if not by_words or hit.get("metadata", {}).get("matched_by") != "meaning"
+    }
 
 
 def _engine(call) -> SearchEngine:
@@ -85,10 +90,14 @@ async def test_a_write_to_a_user_not_built_is_found_by_the_first_search(embedded
     async with connected(embedded) as call:
         await _seed(call, 1, "marimba")
     async with connected(embedded) as call:
-        await call.ok("memory_append_preference_event", {
-            "user_id": 1, "type": "like", "payload": {"raw_text": "some theremin too"}})
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": 1, "playlist_id": playlist(1), "type": "UPDATE_META", "payload": {"name": "Vibraphone"}})
+        await call.ok(
+            "memory_append_preference_event",
+            {"user_id": 1, "type": "like", "payload": {"raw_text": "some theremin too"}},
+        )
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {"user_id": 1, "playlist_id": playlist(1), "type": "UPDATE_META", "payload": {"name": "Vibraphone"}},
+        )
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"notes": "loves glockenspiel"}})
         assert _engine(call).built_users == 0  # writes leave an unbuilt index unbuilt
         assert len(await _ids(call, 1, "theremin")) == 1
@@ -97,8 +106,10 @@ async def test_a_write_to_a_user_not_built_is_found_by_the_first_search(embedded
         # The renamed playlist and the replaced notes no longer match; the event (append-only) does.
         assert await _ids(call, 1, "marimba") == await _ids(call, 1, "please")
         # Built now: the next writes update it in place.
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(9), "name": "Celesta", "track_ids": [track(2)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": 1, "playlist_id": playlist(9), "name": "Celesta", "track_ids": [track(2)]},
+        )
         assert await _ids(call, 1, "celesta") == {playlist(9)}
 
 
@@ -114,12 +125,18 @@ async def test_writes_made_while_the_index_is_built_are_applied_to_it(embedded: 
             while not gate.reads:
                 await asyncio.sleep(0)
             # The build has read the events and waits; these writes are not in what it read.
-            await call.ok("memory_append_preference_event", {
-                "user_id": 1, "type": "like", "payload": {"raw_text": "celesta and theremin"}})
-            await call.ok("memory_log_playlist_create", {
-                "user_id": 1, "playlist_id": playlist(7), "name": "Celesta hour", "track_ids": [track(3)]})
-            await call.ok("memory_log_playlist_mutation", {
-                "user_id": 1, "playlist_id": playlist(1), "type": "UPDATE_META", "payload": {"name": "Vibraphone"}})
+            await call.ok(
+                "memory_append_preference_event",
+                {"user_id": 1, "type": "like", "payload": {"raw_text": "celesta and theremin"}},
+            )
+            await call.ok(
+                "memory_log_playlist_create",
+                {"user_id": 1, "playlist_id": playlist(7), "name": "Celesta hour", "track_ids": [track(3)]},
+            )
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {"user_id": 1, "playlist_id": playlist(1), "type": "UPDATE_META", "payload": {"name": "Vibraphone"}},
+            )
             await call.ok("memory_update_profile", {"user_id": 1, "patch": {"notes": "loves celesta"}})
             assert engine.built_users == 0 and len(engine._building[1].pending) == 4  # queued, not lost
         finally:

@@ -7,21 +7,41 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from service.memories.keys import memory_key
 from service.search.engine import SearchEngine
 from service.search.loading import _SOURCES
-from service.memories.keys import memory_key
 from service.tracks.catalog import track_key
 
 WHEN = datetime(2025, 3, 1, tzinfo=UTC)
-LULLABIES = {"_id": "1:pl01lullaby", "user_id": 1, "playlist_id": "pl01lullaby", "name": "Baby Lullabies",
-             "intent_tags": ["lullaby", "bedtime"], "description": "Music box melodies to put the baby to sleep",
-             "created_at": WHEN, "updated_at": WHEN}
-WORKOUT = {"_id": "1:pl01workout", "user_id": 1, "playlist_id": "pl01workout", "name": "Power Metal Workout",
-           "intent_tags": ["gym"], "description": "Double kick drums for the treadmill", "created_at": WHEN,
-           "updated_at": WHEN}
+LULLABIES = {
+    "_id": "1:pl01lullaby",
+    "user_id": 1,
+    "playlist_id": "pl01lullaby",
+    "name": "Baby Lullabies",
+    "intent_tags": ["lullaby", "bedtime"],
+    "description": "Music box melodies to put the baby to sleep",
+    "created_at": WHEN,
+    "updated_at": WHEN,
+}
+WORKOUT = {
+    "_id": "1:pl01workout",
+    "user_id": 1,
+    "playlist_id": "pl01workout",
+    "name": "Power Metal Workout",
+    "intent_tags": ["gym"],
+    "description": "Double kick drums for the treadmill",
+    "created_at": WHEN,
+    "updated_at": WHEN,
+}
 THEIRS = {**LULLABIES, "_id": "2:pl01lullaby", "user_id": 2}
-EVENT = {"_id": "4c1e0a3e-2b7c-4b53-9a53-0f5cbd7c1f0e", "user_id": 1, "type": "like", "source": "user",
-         "payload": {"raw_text": "That saxophone solo gave me chills"}, "timestamp": WHEN}
+EVENT = {
+    "_id": "4c1e0a3e-2b7c-4b53-9a53-0f5cbd7c1f0e",
+    "user_id": 1,
+    "type": "like",
+    "source": "user",
+    "payload": {"raw_text": "That saxophone solo gave me chills"},
+    "timestamp": WHEN,
+}
 QUERY = "songs to help an infant doze off"
 
 
@@ -102,8 +122,9 @@ async def test_held_vectors_are_rebuilt_once_old(monkeypatch) -> None:
     engine = SearchEngine(db, semantic=True)  # type: ignore[arg-type]
     await engine.search(1, QUERY, 10)
     # Another process adds a playlist: not in the held vectors until they are rebuilt.
-    db.playlists.documents.append({**LULLABIES, "_id": "1:pl01cradle", "playlist_id": "pl01cradle",
-                                   "name": "Cradle Tunes"})
+    db.playlists.documents.append(
+        {**LULLABIES, "_id": "1:pl01cradle", "playlist_id": "pl01cradle", "name": "Cradle Tunes"}
+    )
     assert "pl01cradle" not in {h["id"] for h in await engine.search(1, QUERY, 10)}
     monkeypatch.setattr("service.search.engine.HELD_MAX_AGE_S", 0.0)
     assert "pl01cradle" in {h["id"] for h in await engine.search(1, QUERY, 10)}

@@ -11,29 +11,49 @@ from models.documents import (
     PlaylistDocument,
     PreferenceEventDocument,
 )
-from service.text.analysis import parse_query
 from service.search.mongo_text import normalize, search_string, text_hits, text_query
 from service.search.ranking import to_hit
+from service.text.analysis import parse_query
 
 # What find(filter, {"score": {"$meta": "textScore"}, ...}).sort([("score", {"$meta": "textScore"})])
 # returns on MongoDB 7 for the query "nightwish symphonic" over two playlists and one event.
 PLAYLIST_RESULTS = [
-    {"_id": "1:pl01anchor000000", "user_id": 1, "playlist_id": "pl01anchor000000", "name": "Nightwish Essentials",
-     "description": "Tarja and Floor era anthems, orchestral and operatic",
-     "intent_tags": ["symphonic metal", "epic"], "seed_context": {"artists": ["Nightwish"]},
-     "created_at": datetime(2025, 2, 10, 0, 0, tzinfo=UTC),
-     "updated_at": datetime(2025, 2, 10, 0, 0, tzinfo=UTC), "score": 13.833333333333334},
-    {"_id": "1:pl01fill00000003", "user_id": 1, "playlist_id": "pl01fill00000003", "name": "Symphonic Workout",
-     "intent_tags": ["power metal"], "seed_context": {"artists": ["Epica"], "days": 3},
-     "created_at": datetime(2025, 1, 1, 0, 3, tzinfo=UTC),
-     "updated_at": datetime(2025, 1, 1, 0, 3, tzinfo=UTC), "score": 7.5},
+    {
+        "_id": "1:pl01anchor000000",
+        "user_id": 1,
+        "playlist_id": "pl01anchor000000",
+        "name": "Nightwish Essentials",
+        "description": "Tarja and Floor era anthems, orchestral and operatic",
+        "intent_tags": ["symphonic metal", "epic"],
+        "seed_context": {"artists": ["Nightwish"]},
+        "created_at": datetime(2025, 2, 10, 0, 0, tzinfo=UTC),
+        "updated_at": datetime(2025, 2, 10, 0, 0, tzinfo=UTC),
+        "score": 13.833333333333334,
+    },
+    {
+        "_id": "1:pl01fill00000003",
+        "user_id": 1,
+        "playlist_id": "pl01fill00000003",
+        "name": "Symphonic Workout",
+        "intent_tags": ["power metal"],
+        "seed_context": {"artists": ["Epica"], "days": 3},
+        "created_at": datetime(2025, 1, 1, 0, 3, tzinfo=UTC),
+        "updated_at": datetime(2025, 1, 1, 0, 3, tzinfo=UTC),
+        "score": 7.5,
+    },
 ]
 EVENT_RESULTS = [
-    {"_id": "4c1e0a3e-2b7c-4b53-9a53-0f5cbd7c1f0e", "user_id": 1, "type": "like", "source": "user",
-     "payload": {"raw_text": "More symphonic metal like Nightwish please"},
-     "timestamp": datetime(2025, 2, 1, 12, 0, tzinfo=UTC),
-     "recorded_at": datetime(2025, 2, 1, 12, 0, 1, tzinfo=UTC), "recorded_ns": 1738411201000000000,
-     "score": 2.9166666666666665},
+    {
+        "_id": "4c1e0a3e-2b7c-4b53-9a53-0f5cbd7c1f0e",
+        "user_id": 1,
+        "type": "like",
+        "source": "user",
+        "payload": {"raw_text": "More symphonic metal like Nightwish please"},
+        "timestamp": datetime(2025, 2, 1, 12, 0, tzinfo=UTC),
+        "recorded_at": datetime(2025, 2, 1, 12, 0, 1, tzinfo=UTC),
+        "recorded_ns": 1738411201000000000,
+        "score": 2.9166666666666665,
+    },
 ]
 
 
@@ -41,8 +61,12 @@ def test_text_query_is_scoped_to_the_user_and_sorted_by_text_score() -> None:
     args = text_query(7, parse_query("Mötley  Crüe -live"), "playlists", 25)
     assert args["filter"]["user_id"] == 7
     text = args["filter"]["$text"]
-    assert text == {"$search": "motley crue live", "$language": "english", "$caseSensitive": False,
-                    "$diacriticSensitive": False}
+    assert text == {
+        "$search": "motley crue live",
+        "$language": "english",
+        "$caseSensitive": False,
+        "$diacriticSensitive": False,
+    }
     assert args["projection"]["score"] == {"$meta": "textScore"}
     assert "track_ids" not in args["projection"] and args["projection"]["name"] == 1
     assert args["sort"] == [("score", {"$meta": "textScore"})]
@@ -52,7 +76,10 @@ def test_text_query_is_scoped_to_the_user_and_sorted_by_text_score() -> None:
 
 
 def test_phrases_stay_quoted_and_nothing_becomes_a_negation() -> None:
-    assert search_string(parse_query('"Late Night Drive" synths -ballads')) == '"late night drive" late night drive synths ballads'
+    assert (
+        search_string(parse_query('"Late Night Drive" synths -ballads'))
+        == '"late night drive" late night drive synths ballads'
+    )
     assert search_string(parse_query('say "hi" "x\\" y')).count('"') % 2 == 0
 
 
@@ -65,7 +92,7 @@ def test_text_indexes_use_the_ranking_weights() -> None:
 
     playlists = text_index(PlaylistDocument)
     assert playlists["weights"] == PLAYLIST_TEXT_WEIGHTS and playlists["default_language"] == "english"
-    assert list(playlists["key"])[0] == "user_id"
+    assert next(iter(playlists["key"])) == "user_id"
     assert PLAYLIST_TEXT_WEIGHTS["name"] > PLAYLIST_TEXT_WEIGHTS["intent_tags"] > PLAYLIST_TEXT_WEIGHTS["description"]
     assert PLAYLIST_TEXT_WEIGHTS["description"] > PLAYLIST_TEXT_WEIGHTS["seed_context.notes"]
     events = text_index(PreferenceEventDocument)
@@ -83,7 +110,8 @@ def test_text_scores_are_normalized_to_the_embedded_scale() -> None:
     assert all(0 < s <= 1 for s in scores)
     assert scores[0] > scores[1] > scores[2]  # textScore order is kept
     assert [(e.kind, e.id) for _, e in hits] == [
-        ("playlist", "pl01anchor000000"), ("playlist", "pl01fill00000003"),
+        ("playlist", "pl01anchor000000"),
+        ("playlist", "pl01fill00000003"),
         ("preference_event", "4c1e0a3e-2b7c-4b53-9a53-0f5cbd7c1f0e"),
     ]
 
@@ -97,8 +125,13 @@ def test_a_text_hit_becomes_a_result_of_the_prd_shape() -> None:
     assert hit["metadata"]["name"] == "Nightwish Essentials" and "score" not in hit["metadata"]
     assert hit["metadata"]["matched_words"] == ["Nightwish"]
     lean = to_hit(score, entry, {"nightwish"}, "lean")
-    assert lean == {"kind": "playlist", "id": hit["id"], "score": hit["score"], "snippet": "Nightwish Essentials",
-                    "metadata": {"name": "Nightwish Essentials"}}
+    assert lean == {
+        "kind": "playlist",
+        "id": hit["id"],
+        "score": hit["score"],
+        "snippet": "Nightwish Essentials",
+        "metadata": {"name": "Nightwish Essentials"},
+    }
 
 
 class _RecordedCollection:
@@ -111,8 +144,11 @@ class _RecordedCollection:
         self.queries.append((filter_, projection, sort, limit))
         if "$text" in filter_:
             return [dict(d) for d in self.answers]
-        return [{k: v for k, v in d.items() if k != "score"} for d in self.all_documents
-                if d["user_id"] == filter_["user_id"]]
+        return [
+            {k: v for k, v in d.items() if k != "score"}
+            for d in self.all_documents
+            if d["user_id"] == filter_["user_id"]
+        ]
 
     async def find_one(self, filter_, projection=None, sort=None):
         self.queries.append((filter_, projection, sort, 0))
@@ -122,8 +158,14 @@ class _RecordedCollection:
 class _RecordedDatabase:
     engine = "mongodb"
 
-    def __init__(self, playlists: list[dict], events: list[dict], profiles: list[dict],
-                 tracks: list[dict] | None = None, memories: list[dict] | None = None) -> None:
+    def __init__(
+        self,
+        playlists: list[dict],
+        events: list[dict],
+        profiles: list[dict],
+        tracks: list[dict] | None = None,
+        memories: list[dict] | None = None,
+    ) -> None:
         self.playlists = _RecordedCollection(playlists, PLAYLIST_RESULTS)
         self.preference_events = _RecordedCollection(events, EVENT_RESULTS)
         self.profiles = _RecordedCollection([], profiles)
@@ -131,15 +173,38 @@ class _RecordedDatabase:
         self.memories = _RecordedCollection(memories or [], MEMORY_RESULTS)
 
 
-TRACK_RESULTS = [{"_id": "1:track00000000000000001", "user_id": 1, "track_id": "track00000000000000001",
-                  "name": "Ghost Love Score", "artists": ["Nightwish"], "album": "Once", "score": 4.4}]
+TRACK_RESULTS = [
+    {
+        "_id": "1:track00000000000000001",
+        "user_id": 1,
+        "track_id": "track00000000000000001",
+        "name": "Ghost Love Score",
+        "artists": ["Nightwish"],
+        "album": "Once",
+        "score": 4.4,
+    }
+]
 # As find() returns a memory with the MEMORY_FIELDS projection and the textScore ($meta) added.
-MEMORY_RESULTS = [{"_id": "1:mem_0123456789abcdef01234567", "user_id": 1, "memory_id": "mem_0123456789abcdef01234567",
-                   "type": "recommendation", "entities": ["The Zombies", "Odessey and Oracle"],
-                   "summary": "Recommended for its baroque pop arrangements", "importance": 8,
-                   "timestamp": datetime(2025, 10, 13, tzinfo=UTC), "score": 3.9}]
-PROFILE = {"_id": 1, "user_id": 1, "profile": {"notes": "symphonic metal with female vocals"}, "version": 3,
-           "updated_at": datetime(2025, 2, 1, tzinfo=UTC)}
+MEMORY_RESULTS = [
+    {
+        "_id": "1:mem_0123456789abcdef01234567",
+        "user_id": 1,
+        "memory_id": "mem_0123456789abcdef01234567",
+        "type": "recommendation",
+        "entities": ["The Zombies", "Odessey and Oracle"],
+        "summary": "Recommended for its baroque pop arrangements",
+        "importance": 8,
+        "timestamp": datetime(2025, 10, 13, tzinfo=UTC),
+        "score": 3.9,
+    }
+]
+PROFILE = {
+    "_id": 1,
+    "user_id": 1,
+    "profile": {"notes": "symphonic metal with female vocals"},
+    "version": 3,
+    "updated_at": datetime(2025, 2, 1, tzinfo=UTC),
+}
 
 
 async def test_the_mongodb_engine_merges_text_hits_and_the_profile_by_score() -> None:
@@ -174,8 +239,15 @@ async def test_the_mongodb_engine_finds_catalog_tracks_by_text() -> None:
 
     db = _RecordedDatabase([], [], [], TRACK_RESULTS)
     hits = await SearchEngine(db).search(1, "nightwish", 10)  # type: ignore[arg-type]
-    assert hits == [{"kind": "track", "id": "track00000000000000001", "score": hits[0]["score"],
-                     "snippet": "Nightwish", "metadata": {"name": "Ghost Love Score", "artists": ["Nightwish"]}}]
+    assert hits == [
+        {
+            "kind": "track",
+            "id": "track00000000000000001",
+            "score": hits[0]["score"],
+            "snippet": "Nightwish",
+            "metadata": {"name": "Ghost Love Score", "artists": ["Nightwish"]},
+        }
+    ]
     text_filter = db.tracks.queries[0][0]
     assert text_filter["user_id"] == 1 and text_filter["$text"]["$search"] == "nightwish"
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from service.text import analysis
 from service.search import fields, hybrid, ranking
 from service.settings import Settings
+from service.text import analysis
 from tests.search.corpus import build_corpus, load
 from tests.search.evaluate import evaluate
 from tests.search.queries import QUERIES
@@ -25,8 +25,21 @@ from tests.support import connected
 
 WITH_FLOOR = 0.95
 MARGIN = 0.1  # removing a feature costs its categories at least this much MRR
-FIELD_WEIGHTS = ["NAME", "TAGS", "DESCRIPTION", "NOTES", "RAW_TEXT", "OTHER", "PROFILE_VALUE", "TRACK_NAME",
-                 "TRACK_ARTISTS", "TRACK_ALBUM", "MEMORY_ENTITIES", "MEMORY_SUMMARY", "MAX_WEIGHT"]
+FIELD_WEIGHTS = [
+    "NAME",
+    "TAGS",
+    "DESCRIPTION",
+    "NOTES",
+    "RAW_TEXT",
+    "OTHER",
+    "PROFILE_VALUE",
+    "TRACK_NAME",
+    "TRACK_ARTISTS",
+    "TRACK_ALBUM",
+    "MEMORY_ENTITIES",
+    "MEMORY_SUMMARY",
+    "MAX_WEIGHT",
+]
 Patch = Callable[[pytest.MonkeyPatch], None]
 
 
@@ -82,8 +95,9 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, st
     return data_dir, ids
 
 
-async def _mrr(data_dir: Path, ids: dict[str, str], categories: tuple[str, ...], semantic: str,
-               removal: Patch | None = None) -> dict[str, Any]:
+async def _mrr(
+    data_dir: Path, ids: dict[str, str], categories: tuple[str, ...], semantic: str, removal: Patch | None = None
+) -> dict[str, Any]:
     queries = [q for q in QUERIES if q[2] in categories]
     with pytest.MonkeyPatch.context() as patch:
         if removal is not None:
@@ -101,8 +115,10 @@ async def test_removing_a_feature_costs_its_categories(feature: str, corpus: tup
     kept_on = await _mrr(data_dir, ids, categories, "on")
     removed_on = await _mrr(data_dir, ids, categories, "on", removal)
     with_, without = kept["all"]["mrr"], removed["all"]["mrr"]
-    line = (f"{feature} ({', '.join(categories)}): MRR with {with_:.3f}, without {without:.3f}; "
-            f"meaning on: with {kept_on['all']['mrr']:.3f}, without {removed_on['all']['mrr']:.3f}")
+    line = (
+        f"{feature} ({', '.join(categories)}): MRR with {with_:.3f}, without {without:.3f}; "
+        f"meaning on: with {kept_on['all']['mrr']:.3f}, without {removed_on['all']['mrr']:.3f}"
+    )
     print(line)
     assert with_ >= WITH_FLOOR, (line, kept["misses"])
     assert without <= with_ - MARGIN, (line, removed["misses"])

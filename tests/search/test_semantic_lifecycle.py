@@ -9,29 +9,47 @@ Each paraphrase below shares no word with its target (checked where it matters: 
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings as hypothesis_settings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from service.search.semantic import vectors
 from service.search.semantic.vectors import VectorSet
 from service.settings import Settings
 from tests.support import Caller, connected, playlist, track
 
-LULLABY = {"name": "Baby Lullabies", "intent_tags": ["lullaby", "kids", "bedtime"],
-           "description": "Music box melodies to put the baby to sleep"}
-HALLOWEEN = {"name": "Halloween Haunted House", "intent_tags": ["halloween", "spooky"],
-             "description": "Creepy organs, theremins and horror movie themes"}
+LULLABY = {
+    "name": "Baby Lullabies",
+    "intent_tags": ["lullaby", "kids", "bedtime"],
+    "description": "Music box melodies to put the baby to sleep",
+}
+HALLOWEEN = {
+    "name": "Halloween Haunted House",
+    "intent_tags": ["halloween", "spooky"],
+    "description": "Creepy organs, theremins and horror movie themes",
+}
 # Neighbours, so a user's vectors are centred on a few different items, as in real use.
 OTHERS = [
-    {"name": "Marathon Training Tempo", "intent_tags": ["running", "tempo", "cardio"],
-     "description": "Steady 170 bpm runners for long training runs"},
-    {"name": "Sea Shanties for Sailors", "intent_tags": ["shanties", "folk"],
-     "description": "Hoist the sails, sing the wellerman chorus"},
-    {"name": "Wedding First Dance Shortlist", "intent_tags": ["romantic", "wedding"],
-     "description": "Candidates for the first dance, slow and tender"},
+    {
+        "name": "Marathon Training Tempo",
+        "intent_tags": ["running", "tempo", "cardio"],
+        "description": "Steady 170 bpm runners for long training runs",
+    },
+    {
+        "name": "Sea Shanties for Sailors",
+        "intent_tags": ["shanties", "folk"],
+        "description": "Hoist the sails, sing the wellerman chorus",
+    },
+    {
+        "name": "Wedding First Dance Shortlist",
+        "intent_tags": ["romantic", "wedding"],
+        "description": "Candidates for the first dance, slow and tender",
+    },
 ]
 SAXOPHONE = "That saxophone solo on the bridge gave me chills"
 BABY_QUERY = "songs to help an infant doze off"  # → LULLABY
@@ -50,8 +68,10 @@ def embedded(settings: Settings) -> Settings:
 
 
 async def _playlist(call: Caller, user_id: int, n: int, fields: dict[str, Any]) -> None:
-    await call.ok("memory_log_playlist_create", {"user_id": user_id, "playlist_id": playlist(n),
-                                                 "track_ids": [track(n)], **fields})
+    await call.ok(
+        "memory_log_playlist_create",
+        {"user_id": user_id, "playlist_id": playlist(n), "track_ids": [track(n)], **fields},
+    )
 
 
 async def _seed(call: Caller, user_id: int, target: dict[str, Any] | None = LULLABY) -> str:
@@ -60,8 +80,9 @@ async def _seed(call: Caller, user_id: int, target: dict[str, Any] | None = LULL
         await _playlist(call, user_id, n, fields)
     if target is not None:
         await _playlist(call, user_id, 1, target)
-    event = await call.ok("memory_append_preference_event", {
-        "user_id": user_id, "type": "like", "payload": {"raw_text": SAXOPHONE}})
+    event = await call.ok(
+        "memory_append_preference_event", {"user_id": user_id, "type": "like", "payload": {"raw_text": SAXOPHONE}}
+    )
     return event["event_id"]
 
 
@@ -109,9 +130,17 @@ async def test_a_deleted_users_items_never_answer_by_meaning(embedded: Settings)
 async def test_a_forgotten_item_never_answers_by_meaning(embedded: Settings) -> None:
     async with connected(embedded) as call:
         sax = await _seed(call, 1)
-        memory = await call.ok("memory_add", {
-            "user_id": 1, "type": "insight", "entities": ["Halloween"], "summary": HALLOWEEN["description"],
-            "importance": 5, "skip_dedup": True})
+        memory = await call.ok(
+            "memory_add",
+            {
+                "user_id": 1,
+                "type": "insight",
+                "entities": ["Halloween"],
+                "summary": HALLOWEEN["description"],
+                "importance": 5,
+                "skip_dedup": True,
+            },
+        )
         assert sax in await _by_meaning(call, 1, SAX_QUERY)
         assert memory["memory_id"] in await _by_meaning(call, 1, SPOOKY_QUERY)
         await call.ok("memory_forget", {"user_id": 1, "kind": "preference_event", "id": sax, "confirm": True})
@@ -139,8 +168,10 @@ async def test_a_renamed_playlist_means_its_new_name(embedded: Settings) -> None
         await _seed(call, 1)
         assert TARGET in await _by_meaning(call, 1, BABY_QUERY)
         assert TARGET not in await _hits(call, 1, SPOOKY_QUERY)
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": 1, "playlist_id": TARGET, "type": "UPDATE_META", "payload": HALLOWEEN})
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {"user_id": 1, "playlist_id": TARGET, "type": "UPDATE_META", "payload": HALLOWEEN},
+        )
         assert TARGET in await _by_meaning(call, 1, SPOOKY_QUERY)
         assert TARGET not in await _hits(call, 1, BABY_QUERY)
 
@@ -169,14 +200,16 @@ def reference_similarities(rows: dict[int, np.ndarray], query: np.ndarray, cente
         return {k: float(r @ unit) for k, r in rows.items()}
     mean = sum(rows.values()) / (len(rows) + vectors.CENTERING_PRIOR_ROWS)
     shifted = unit - mean
-    return {k: float((r - mean) @ shifted / np.linalg.norm(r - mean) / np.linalg.norm(shifted))
-            for k, r in rows.items()}
+    return {
+        k: float((r - mean) @ shifted / np.linalg.norm(r - mean) / np.linalg.norm(shifted)) for k, r in rows.items()
+    }
 
 
 @hypothesis_settings(max_examples=50, deadline=None)
 @given(operations=OPERATIONS, query=GRID, limit=st.integers(1, 12), centered=st.booleans())
-def test_vector_set_matches_numpy(operations: list[tuple[str, int, list[int]]], query: list[int], limit: int,
-                                  centered: bool) -> None:
+def test_vector_set_matches_numpy(
+    operations: list[tuple[str, int, list[int]]], query: list[int], limit: int, centered: bool
+) -> None:
     found: VectorSet[int] = VectorSet(DIMENSIONS, "test")
     rows: dict[int, np.ndarray] = {}
     for action, key, values in operations:
@@ -196,7 +229,7 @@ def test_vector_set_matches_numpy(operations: list[tuple[str, int, list[int]]], 
     for key, similarity in nearest:
         assert similarity == pytest.approx(expected[key], abs=1e-4), (key, nearest, expected)
     scores = [similarity for _, similarity in nearest]
-    assert all(a >= b - 1e-6 for a, b in zip(scores, scores[1:])), nearest  # best first
+    assert all(a >= b - 1e-6 for a, b in itertools.pairwise(scores)), nearest  # best first
     if nearest:  # and nothing left out beats what was taken (ties may go either way)
         assert all(expected[k] <= scores[-1] + 1e-4 for k in rows if k not in keys), (nearest, expected)
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from service.text.analysis import terms
 from service.search.fields import Entry, event_entry, playlist_entry, profile_entries
 from service.search.index import analyse
 from service.settings import Settings
+from service.text.analysis import terms
 from tests.search.corpus import ANCHOR_EVENTS, ANCHOR_PLAYLISTS, ANCHOR_PROFILE, build_corpus, load
 from tests.search.evaluate import evaluate, table
 from tests.search.paraphrases import PARAPHRASES
@@ -39,8 +39,9 @@ def anchor_entries() -> dict[str, Entry]:
     moment = datetime(2025, 1, 1, tzinfo=UTC)
     for key, fields in ANCHOR_EVENTS:
         payload = {k: v for k, v in fields.items() if k != "type"}
-        found[key] = event_entry({"_id": key, "type": fields["type"], "payload": payload, "source": "user",
-                                  "timestamp": moment})
+        found[key] = event_entry(
+            {"_id": key, "type": fields["type"], "payload": payload, "source": "user", "timestamp": moment}
+        )
     for entry in profile_entries({"profile": ANCHOR_PROFILE, "version": 1}):
         found[entry.id] = entry
     return found
@@ -57,8 +58,7 @@ def test_no_paraphrase_shares_a_word_with_its_target() -> None:
     assert shared_terms("Nightwish anthems", entries["nightwish"]) == {"nightwish", "anthem"}
     assert shared_terms("prefer remastered", entries["remaster"]) == {"prefer", "remast"}
     assert shared_terms("dubstep", entries["profile:avoid"]) == {"dubstep"}
-    shared = {(query, key): found for query, key, _ in PARAPHRASES
-              if (found := shared_terms(query, entries[key]))}
+    shared = {(query, key): found for query, key, _ in PARAPHRASES if (found := shared_terms(query, entries[key]))}
     assert not shared, f"paraphrases sharing a word with their target: {shared}"
 
 
@@ -73,8 +73,11 @@ async def test_meaning_lifts_paraphrases_and_keeps_the_labelled_set(settings: Se
     async with connected(settings.model_copy(update={"semantic_search": "off"})) as call:
         lexical = await evaluate(call.service, ids, queries=PARAPHRASES)
         assert (await call.service.search.search(1, "nightwish", 1))[0]["id"] == ids["nightwish"]  # the data is there
-    for title, report in (("existing set, meaning on", existing), ("paraphrases, meaning on", paraphrased),
-                          ("paraphrases, meaning off", lexical)):
+    for title, report in (
+        ("existing set, meaning on", existing),
+        ("paraphrases, meaning on", paraphrased),
+        ("paraphrases, meaning off", lexical),
+    ):
         print(f"\n{title}\n{table(report)}")
     assert existing["all"]["mrr"] >= EXISTING_FLOOR, table(existing)
     assert paraphrased["all"]["mrr"] >= PARAPHRASE_FLOOR, table(paraphrased)
@@ -86,13 +89,18 @@ async def test_a_hit_found_by_meaning_alone_says_so(settings: Settings) -> None:
     async with connected(settings) as call:
         for n, key in enumerate(("lullaby", "christmas", "marathon", "sea", "wedding")):
             fields = dict(ANCHOR_PLAYLISTS)[key]
-            await call.ok("memory_log_playlist_create", {"user_id": 1, "playlist_id": playlist(n),
-                                                         "track_ids": [track(n)], **fields})
-        liked = await call.ok("memory_append_preference_event", {
-            "user_id": 1, "type": "like", "payload": {"raw_text": "more songs like these please"}})
+            await call.ok(
+                "memory_log_playlist_create",
+                {"user_id": 1, "playlist_id": playlist(n), "track_ids": [track(n)], **fields},
+            )
+        liked = await call.ok(
+            "memory_append_preference_event",
+            {"user_id": 1, "type": "like", "payload": {"raw_text": "more songs like these please"}},
+        )
         for detail in ("lean", "full"):
-            envelope = await call("memory_search", {"user_id": 1, "query": "songs to help an infant doze off",
-                                                    "detail": detail})
+            envelope = await call(
+                "memory_search", {"user_id": 1, "query": "songs to help an infant doze off", "detail": detail}
+            )
             hits = {hit["id"]: hit for hit in assert_valid_success("memory.search", envelope)["results"]}
             # The lullabies share no word with the query; the liked event holds "songs".
             assert hits[playlist(0)]["metadata"]["matched_by"] == "meaning", (detail, hits)

@@ -26,8 +26,10 @@ _counter = itertools.count(1)
 def resume_token(seconds: int, increment: int) -> dict[str, str]:
     """A KeyString resume token: 0x82, cluster time (seconds, increment), then the event's
     version, type and document key, as MongoDB 6/7 encode it."""
-    return {"_data": f"82{seconds:08X}{increment:08X}2B042C0100296E5A1004"
-                     f"{increment * 7919:032X}463C6F7065726174696F6E54797065003C696E73657274000004"}
+    return {
+        "_data": f"82{seconds:08X}{increment:08X}2B042C0100296E5A1004"
+        f"{increment * 7919:032X}463C6F7065726174696F6E54797065003C696E73657274000004"
+    }
 
 
 def _header(operation: str, when: datetime) -> dict[str, Any]:
@@ -41,13 +43,21 @@ def _header(operation: str, when: datetime) -> dict[str, Any]:
 
 
 def insert(coll: str, document: dict[str, Any], when: datetime) -> dict[str, Any]:
-    return {**_header("insert", when), "fullDocument": document, "ns": {"db": DB, "coll": coll},
-            "documentKey": {"_id": document["_id"]}}
+    return {
+        **_header("insert", when),
+        "fullDocument": document,
+        "ns": {"db": DB, "coll": coll},
+        "documentKey": {"_id": document["_id"]},
+    }
 
 
 def update(coll: str, key: Any, updated: dict[str, Any], when: datetime) -> dict[str, Any]:
-    return {**_header("update", when), "ns": {"db": DB, "coll": coll}, "documentKey": {"_id": key},
-            "updateDescription": {"updatedFields": updated, "removedFields": [], "truncatedArrays": []}}
+    return {
+        **_header("update", when),
+        "ns": {"db": DB, "coll": coll},
+        "documentKey": {"_id": key},
+        "updateDescription": {"updatedFields": updated, "removedFields": [], "truncatedArrays": []},
+    }
 
 
 def delete(coll: str, key: Any, when: datetime) -> dict[str, Any]:
@@ -60,9 +70,11 @@ def invalidate(when: datetime) -> dict[str, Any]:
 
 # One event written out literally (a preference event insert), as a reference for the shape.
 RECORDED_PREFERENCE_INSERT: dict[str, Any] = {
-    "_id": {"_data": "8266A9F3C2000000022B042C0100296E5A10049A2D1B4C7E0F4B6A8C3D2E1F0A9B8C7D463C6F70657261"
-                     "74696F6E54797065003C696E736572740046646F63756D656E744B657900463C5F6964003C30623665"
-                     "32663761000004"},
+    "_id": {
+        "_data": "8266A9F3C2000000022B042C0100296E5A10049A2D1B4C7E0F4B6A8C3D2E1F0A9B8C7D463C6F70657261"
+        "74696F6E54797065003C696E736572740046646F63756D656E744B657900463C5F6964003C30623665"
+        "32663761000004"
+    },
     "operationType": "insert",
     "clusterTime": Timestamp(1722414018, 2),
     "wallTime": datetime(2024, 7, 31, 8, 20, 18, 412000, tzinfo=UTC),
@@ -75,8 +87,11 @@ RECORDED_PREFERENCE_INSERT: dict[str, Any] = {
         "timestamp": datetime(2024, 7, 31, 8, 20, 18, 401000, tzinfo=UTC),
         "recorded_at": datetime(2024, 7, 31, 8, 20, 18, 401000, tzinfo=UTC),
         "recorded_ns": 1722414018401873519,
-        "written_by": {"principal": "tok-desktop", "tool": "memory.append_preference_event",
-                       "request_id": "5f0c0e4a9d6b4c1f8e2a7b3c9d0e1f2a"},
+        "written_by": {
+            "principal": "tok-desktop",
+            "tool": "memory.append_preference_event",
+            "request_id": "5f0c0e4a9d6b4c1f8e2a7b3c9d0e1f2a",
+        },
     },
     "ns": {"db": "taste_memory", "coll": "preference_events"},
     "documentKey": {"_id": "0b6e2f7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b"},
@@ -88,9 +103,14 @@ class FakeChangeStream:
     (None when a getMore brings nothing), ``resume_token``, ``alive``. Items are change events,
     or exceptions raised where they stand (a failing getMore)."""
 
-    def __init__(self, items: list[Any], open_error: BaseException | None = None,
-                 resume_token: dict[str, str] | None = None, block_when_drained: bool = False,
-                 post_batch_token: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        items: list[Any],
+        open_error: BaseException | None = None,
+        resume_token: dict[str, str] | None = None,
+        block_when_drained: bool = False,
+        post_batch_token: dict[str, str] | None = None,
+    ) -> None:
         self.items = list(items)
         self.open_error = open_error
         self.resume_token = resume_token

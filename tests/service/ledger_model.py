@@ -8,16 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from tests.support import Caller
 
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,12 @@ class Policy:
 
     @classmethod
     def of(cls, overrides: dict[str, Any]) -> Policy:
-        return cls(overrides.get("snapshot_every", 10), overrides.get("snapshot_min_event_share", 0.1),
-                   overrides.get("bucket_max_track_ids", 100_000), overrides.get("snapshot_replay_budget", 500_000))
+        return cls(
+            overrides.get("snapshot_every", 10),
+            overrides.get("snapshot_min_event_share", 0.1),
+            overrides.get("bucket_max_track_ids", 100_000),
+            overrides.get("snapshot_replay_budget", 500_000),
+        )
 
 
 def event_volume(payload: dict[str, Any]) -> int:
@@ -231,4 +236,4 @@ def yielding_storage(enabled: bool, jitter_seed: int | None = None) -> Iterator[
 
 def interleavings(order: list[int]) -> int:
     """How many times consecutive storage calls came from different tasks."""
-    return sum(1 for a, b in zip(order, order[1:]) if a != b)
+    return sum(1 for a, b in itertools.pairwise(order) if a != b)

@@ -23,37 +23,60 @@ BASE_MS = 1_700_000_000_000  # 2023-11-14
 # blocks, so buckets are sealed by size, before the count rule would seal them, in a good share of
 # examples (``test_strategy_reaches_size_based_sealing`` measures it).
 CONFIGS: dict[str, dict[str, Any]] = {
-    "every3": dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2, snapshot_min_event_share=0.0),
-    "every2": dict(snapshot_every=2, recent_events_cap=2, recent_snapshots_cap=1, snapshot_min_event_share=0.0),
-    "every1": dict(snapshot_every=1, recent_events_cap=1, recent_snapshots_cap=1, snapshot_min_event_share=0.0),
-    "sized": dict(
-        snapshot_every=3,
-        recent_events_cap=3,
-        recent_snapshots_cap=2,
-        snapshot_min_event_share=0.5,
-        bucket_max_track_ids=100,
-    ),
+    "every3": {"snapshot_every": 3, "recent_events_cap": 3, "recent_snapshots_cap": 2, "snapshot_min_event_share": 0.0},
+    "every2": {"snapshot_every": 2, "recent_events_cap": 2, "recent_snapshots_cap": 1, "snapshot_min_event_share": 0.0},
+    "every1": {"snapshot_every": 1, "recent_events_cap": 1, "recent_snapshots_cap": 1, "snapshot_min_event_share": 0.0},
+    "sized": {
+        "snapshot_every": 3,
+        "recent_events_cap": 3,
+        "recent_snapshots_cap": 2,
+        "snapshot_min_event_share": 0.5,
+        "bucket_max_track_ids": 100,
+    },
     # The default count rule (every 10, share 0.1) with the smallest bucket: size decides.
-    "sized_default_count": dict(recent_events_cap=4, recent_snapshots_cap=2, bucket_max_track_ids=100),
-    "default_share": dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2),
+    "sized_default_count": {"recent_events_cap": 4, "recent_snapshots_cap": 2, "bucket_max_track_ids": 100},
+    "default_share": {"snapshot_every": 3, "recent_events_cap": 3, "recent_snapshots_cap": 2},
 }
 SIZED = frozenset({"sized", "sized_default_count"})
 # Drawn with these weights: the sized configs in about 60% of examples (they have small caps too,
 # and every kind of change), so about half the examples seal a bucket by size (a run of 50 varies:
 # Hypothesis draws configs in clusters).
-CONFIG_DRAW = ["every3", "every2", "every1", "default_share", "sized", "sized",
-               "sized_default_count", "sized_default_count", "sized_default_count", "sized_default_count"]
+CONFIG_DRAW = [
+    "every3",
+    "every2",
+    "every1",
+    "default_share",
+    "sized",
+    "sized",
+    "sized_default_count",
+    "sized_default_count",
+    "sized_default_count",
+    "sized_default_count",
+]
 SIZE_SEALED = "a bucket sealed by size before the count rule"
 MIN_SIZE_SEALED_SHARE = 0.2
 
 KINDS = [
-    "append", "append", "insert_at", "insert_at", "positions", "positions",
-    "remove", "remove", "reorder", "reorder", "meta",
-    "bad_insert_at", "bad_positions_range", "bad_positions_shape",
-    "bad_reorder", "bad_meta", "stale_timestamp",
+    "append",
+    "append",
+    "insert_at",
+    "insert_at",
+    "positions",
+    "positions",
+    "remove",
+    "remove",
+    "reorder",
+    "reorder",
+    "meta",
+    "bad_insert_at",
+    "bad_positions_range",
+    "bad_positions_shape",
+    "bad_reorder",
+    "bad_meta",
+    "stale_timestamp",
 ]
 # Every kind, with more of the changes that grow a bucket.
-BIG_KINDS = KINDS + ["append", "append", "insert_at", "positions"]
+BIG_KINDS = [*KINDS, "append", "append", "insert_at", "positions"]
 STEPS_MS = [0, 0, 0, 1, 2, 999, 1000, 60_000, 86_400_000]
 OFFSETS = [0, 0, 0, 60, -300, 330, 14 * 60, -12 * 60]
 
@@ -157,7 +180,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
                 positions.pop()
             mtype = "ADD_TRACKS"
         elif kind == "remove":
-            doomed = draw(st.lists(st.sampled_from(pool + [absent]), min_size=1, max_size=4))
+            doomed = draw(st.lists(st.sampled_from([*pool, absent]), min_size=1, max_size=4))
             if current and draw(st.booleans()):
                 doomed.append(draw(st.sampled_from(current)))
                 doomed.append(doomed[-1])  # the same ID listed twice
@@ -175,7 +198,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
             elif variant == "swap" and order:
                 order[draw(st.integers(0, len(order) - 1))] = absent
             else:
-                order.insert(draw(st.integers(0, len(order))), draw(st.sampled_from(pool + [absent])))
+                order.insert(draw(st.integers(0, len(order))), draw(st.sampled_from([*pool, absent])))
             assert Counter(order) != Counter(current)
             mtype, payload = "REORDER", {"track_ids": order}
         elif kind == "meta":
@@ -211,9 +234,7 @@ def scenarios(draw: st.DrawFn) -> Scenario:
 
     extra = draw(
         st.lists(
-            st.tuples(
-                st.integers(created_ms - 2000, last_ms + 2000), st.integers(0, 999), st.sampled_from(OFFSETS)
-            ),
+            st.tuples(st.integers(created_ms - 2000, last_ms + 2000), st.integers(0, 999), st.sampled_from(OFFSETS)),
             max_size=5,
         )
     )
@@ -222,8 +243,11 @@ def scenarios(draw: st.DrawFn) -> Scenario:
 
 def predicted_snapshots(scenario: Scenario) -> dict[int, str]:
     """{seq: "create" | "count" | "size"} of the snapshots the ledger must take in ``scenario``."""
-    return predict_snapshots(Policy.of(CONFIGS[scenario.config]), [state for _, state in scenario.history],
-                             [op.payload for op in scenario.accepted])
+    return predict_snapshots(
+        Policy.of(CONFIGS[scenario.config]),
+        [state for _, state in scenario.history],
+        [op.payload for op in scenario.accepted],
+    )
 
 
 def expected_at(history: list[tuple[int, RefState]], at_ms: int) -> tuple[int, RefState] | None:

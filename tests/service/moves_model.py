@@ -81,8 +81,11 @@ class RefLedger:
         return self.states[last]
 
     def events_between(self, after_ms: int | None, until_ms: int) -> list[str]:
-        return [self.event_ids[s] or "" for s in range(1, len(self.states))
-                if (after_ms is None or self.times[s] > after_ms) and self.times[s] <= until_ms]
+        return [
+            self.event_ids[s] or ""
+            for s in range(1, len(self.states))
+            if (after_ms is None or self.times[s] > after_ms) and self.times[s] <= until_ms
+        ]
 
 
 def lcs_length(a: list[str], b: list[str]) -> int:
@@ -101,8 +104,12 @@ def check_diff(diff: dict[str, Any], before: RefState, after: RefState) -> None:
     """A diff answer is exact: it turns ``before`` into ``after`` and claims nothing else."""
     old, new = list(before.tracks), list(after.tracks)
     assert not diff["truncated"]
-    assert diff["counts"] == {"added": len(diff["added"]), "removed": len(diff["removed"]),
-                              "moved": len(diff["moved"]), "events": len(diff["events"])}
+    assert diff["counts"] == {
+        "added": len(diff["added"]),
+        "removed": len(diff["removed"]),
+        "moved": len(diff["moved"]),
+        "events": len(diff["events"]),
+    }
     # As multisets: added and removed are exactly the difference of the two lists.
     assert Counter(e["track_id"] for e in diff["added"]) == Counter(new) - Counter(old)
     assert Counter(e["track_id"] for e in diff["removed"]) == Counter(old) - Counter(new)
@@ -125,6 +132,7 @@ def check_diff(diff: dict[str, Any], before: RefState, after: RefState) -> None:
         assert common - len(diff["moved"]) == lcs_length(old, new)
     expected_meta = [
         {"field": k, "from": before.meta.get(k), "to": after.meta.get(k)}
-        for k in META_FIELDS if before.meta.get(k) != after.meta.get(k)
+        for k in META_FIELDS
+        if before.meta.get(k) != after.meta.get(k)
     ]
     assert diff["meta_changes"] == expected_meta

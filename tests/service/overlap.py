@@ -77,9 +77,11 @@ class CallLog:
         return interleaved
 
     def describe(self) -> str:
-        return (f"{self.calls} calls observed, at most {self.max_in_flight()} in flight at once, "
-                f"{self.overlapping_calls()} overlapping another, {self.interleaved_calls()} with another call's "
-                f"storage call between two of their own")
+        return (
+            f"{self.calls} calls observed, at most {self.max_in_flight()} in flight at once, "
+            f"{self.overlapping_calls()} overlapping another, {self.interleaved_calls()} with another call's "
+            f"storage call between two of their own"
+        )
 
 
 @contextlib.contextmanager
@@ -95,7 +97,8 @@ def observe_calls(methods: tuple[tuple[str, str], ...] = WRITE_METHODS) -> Itera
     classes: dict[str, type] = {"playlists": PlaylistService, "profiles": ProfileService}
 
     assert hasattr(TrackedCollection, "_run"), (
-        "the storage boundary moved: TrackedCollection._run is gone; point observe_calls at its successor")
+        "the storage boundary moved: TrackedCollection._run is gone; point observe_calls at its successor"
+    )
     log = CallLog()
     numbers = itertools.count(1)
     originals: dict[tuple[str, str], Any] = {(owner, name): getattr(classes[owner], name) for owner, name in methods}

@@ -41,14 +41,24 @@ async def _activity(call) -> None:
         for user_id in (1, 2, 3):
             pid = playlist(user_id * 10 + round_ % 2)
             if round_ < 2:
-                await call.ok("memory_log_playlist_create", {
-                    "user_id": user_id, "playlist_id": pid, "name": f"p{round_}", "track_ids": [track(round_)]})
+                await call.ok(
+                    "memory_log_playlist_create",
+                    {"user_id": user_id, "playlist_id": pid, "name": f"p{round_}", "track_ids": [track(round_)]},
+                )
             else:
-                await call.ok("memory_log_playlist_mutation", {
-                    "user_id": user_id, "playlist_id": pid, "type": "ADD_TRACKS",
-                    "payload": {"track_ids": [track(50 + round_)]}})
-            await call.ok("memory_append_preference_event", {
-                "user_id": user_id, "type": "like", "payload": {"raw_text": f"r{round_}"}})
+                await call.ok(
+                    "memory_log_playlist_mutation",
+                    {
+                        "user_id": user_id,
+                        "playlist_id": pid,
+                        "type": "ADD_TRACKS",
+                        "payload": {"track_ids": [track(50 + round_)]},
+                    },
+                )
+            await call.ok(
+                "memory_append_preference_event",
+                {"user_id": user_id, "type": "like", "payload": {"raw_text": f"r{round_}"}},
+            )
 
 
 async def _pages(call, limit: int, **arguments: Any) -> list[dict[str, Any]]:
@@ -96,12 +106,15 @@ def test_the_filter_is_flat_with_user_id_at_the_top() -> None:
 
     since, until = datetime(2025, 1, 1, tzinfo=UTC), datetime(2025, 2, 1, tzinfo=UTC)
     assert entries_filter(7, None, None, None, None) == {"user_id": 7}
-    assert entries_filter(7, "p", since, until, None) == {"user_id": 7, "playlist_id": "p",
-                                                          "time": {"$gte": since, "$lt": until}}
+    assert entries_filter(7, "p", since, until, None) == {
+        "user_id": 7,
+        "playlist_id": "p",
+        "time": {"$gte": since, "$lt": until},
+    }
     assert entries_filter(None, None, None, None, None) == {}
     from service.audit.trail import _encode_cursor
 
     cursor = _encode_cursor({"time": until, "_id": "abc"})
     paged = entries_filter(7, None, since, None, cursor)
-    assert list(paged)[0] == "user_id" and paged["time"] == {"$gte": since}
+    assert next(iter(paged)) == "user_id" and paged["time"] == {"$gte": since}
     assert paged["$or"][1]["_id"] == {"$lt": "abc"} and format_iso(paged["$or"][0]["time"]["$lt"]) == format_iso(until)

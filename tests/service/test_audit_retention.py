@@ -30,15 +30,23 @@ OLD = datetime(2020, 1, 1, tzinfo=UTC)
 def test_the_ttl_index_expires_entries_on_time_but_never_a_tombstone() -> None:
     assert retention_index(0) is None
     spec = retention_index(30).document
-    assert spec == {"key": {"time": 1}, "name": RETENTION_INDEX, "expireAfterSeconds": 30 * 86_400,
-                    "partialFilterExpression": {"collection": {"$type": "string"}}}
+    assert spec == {
+        "key": {"time": 1},
+        "name": RETENTION_INDEX,
+        "expireAfterSeconds": 30 * 86_400,
+        "partialFilterExpression": {"collection": {"$type": "string"}},
+    }
     # What the partial filter selects: every kind of entry but a tombstone (collection null).
     import mongomock
 
     log = mongomock.MongoClient().db.audit_log
-    log.insert_many([{"_id": "a", "collection": "profiles", "operation": "update"},
-                     {"_id": "b", "collection": "playlist_history", "operation": "insert"},
-                     {"_id": "t", "collection": None, "operation": TOMBSTONE}])
+    log.insert_many(
+        [
+            {"_id": "a", "collection": "profiles", "operation": "update"},
+            {"_id": "b", "collection": "playlist_history", "operation": "insert"},
+            {"_id": "t", "collection": None, "operation": TOMBSTONE},
+        ]
+    )
     assert {d["_id"] for d in log.find(EXPIRABLE)} == {"a", "b"}
 
 
@@ -116,10 +124,11 @@ def embedded(tmp_path: Path) -> Settings:
 
 async def _write(call, user_id: int) -> None:
     await call.ok("memory_update_profile", {"user_id": user_id, "patch": {"notes": "x"}})
-    await call.ok("memory_append_preference_event", {
-        "user_id": user_id, "type": "like", "payload": {"raw_text": "y"}})
-    await call.ok("memory_log_playlist_create", {
-        "user_id": user_id, "playlist_id": playlist(user_id), "name": "z", "track_ids": [track(1)]})
+    await call.ok("memory_append_preference_event", {"user_id": user_id, "type": "like", "payload": {"raw_text": "y"}})
+    await call.ok(
+        "memory_log_playlist_create",
+        {"user_id": user_id, "playlist_id": playlist(user_id), "name": "z", "track_ids": [track(1)]},
+    )
 
 
 def _age(settings: Settings, call, user_id: int, moment: datetime) -> None:

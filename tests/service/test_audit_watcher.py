@@ -25,10 +25,10 @@ from service.audit.backfill import backfill
 from service.audit.entries import TOMBSTONE, entry_from_change
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.audit.watcher import CLOCK_SKEW_MARGIN, STATE_ID, AuditWatcher, pipeline, watching_audit
+from service.audit.write_path import record_audit_on_write_path
 from service.errors import StorageUnavailable
 from service.facade import MemoryService
 from service.settings import Settings
-from service.audit.write_path import record_audit_on_write_path
 from service.storage.database import Database, open_database
 from service.timeutil import format_iso, utc_now
 from tests.conftest import make_settings
@@ -38,8 +38,17 @@ from tests.support import playlist, track
 
 U7, U8 = 7, 8
 PID = playlist(3)
-IDENTITY = ("_id", "collection", "operation", "user_id", "playlist_id", "document_key", "tool", "request_id",
-            "principal")
+IDENTITY = (
+    "_id",
+    "collection",
+    "operation",
+    "user_id",
+    "playlist_id",
+    "document_key",
+    "tool",
+    "request_id",
+    "principal",
+)
 HOUR_AGO = utc_now() - timedelta(hours=1)
 
 
@@ -73,14 +82,22 @@ async def entries(db: Database, **query: Any) -> dict[str, dict[str, Any]]:
 
 
 async def save_position(db: Database, token: dict[str, Any], last_time: datetime) -> None:
-    await db.audit_state.replace_one({"_id": STATE_ID, "resume_token": token, "last_time": last_time,
-                                      "updated_at": last_time})
+    await db.audit_state.replace_one(
+        {"_id": STATE_ID, "resume_token": token, "last_time": last_time, "updated_at": last_time}
+    )
 
 
 def preference_event(user_id: int, written_by: dict[str, Any] | None, at: datetime) -> dict[str, Any]:
-    document = {"_id": new_request_id(), "user_id": user_id, "type": "like", "source": "chat",
-                "payload": {"raw_text": "more shoegaze"}, "timestamp": at, "recorded_at": at,
-                "recorded_ns": int(at.timestamp() * 1e9)}
+    document = {
+        "_id": new_request_id(),
+        "user_id": user_id,
+        "type": "like",
+        "source": "chat",
+        "payload": {"raw_text": "more shoegaze"},
+        "timestamp": at,
+        "recorded_at": at,
+        "recorded_ns": int(at.timestamp() * 1e9),
+    }
     if written_by is not None:
         document["written_by"] = written_by
     return document
@@ -101,12 +118,14 @@ async def service_writes(service: MemoryService, user_id: int) -> None:
         await service.profiles.append_event(user_id, "like", {"raw_text": "more fuzz"}, "chat", None)
     with acting_as(origin("memory.log_playlist_create")):
         await service.playlists.create(
-            {"user_id": user_id, "playlist_id": PID, "name": "Fuzz", "track_ids": [track(1), track(2)]}, None)
+            {"user_id": user_id, "playlist_id": PID, "name": "Fuzz", "track_ids": [track(1), track(2)]}, None
+        )
     for n in (3, 4, 5):
         with acting_as(origin("memory.log_playlist_mutation")):
             await service.playlists.mutate(
                 {"user_id": user_id, "playlist_id": PID, "type": "ADD_TRACKS", "payload": {"track_ids": [track(n)]}},
-                None)
+                None,
+            )
 
 
 async def live_changes(db: Database, user_id: int, when: datetime) -> list[dict[str, Any]]:
@@ -117,9 +136,20 @@ async def live_changes(db: Database, user_id: int, when: datetime) -> list[dict[
             if patch["version"] == 1:
                 changes.append(ce.insert("profiles", {**profile, "written_by": patch["written_by"]}, when))
             else:
-                changes.append(ce.update("profiles", profile["_id"], {
-                    "profile": profile["profile"], "version": patch["version"], "updated_at": patch["applied_at"],
-                    "written_by": patch["written_by"], f"history.{index}": patch}, when))
+                changes.append(
+                    ce.update(
+                        "profiles",
+                        profile["_id"],
+                        {
+                            "profile": profile["profile"],
+                            "version": patch["version"],
+                            "updated_at": patch["applied_at"],
+                            "written_by": patch["written_by"],
+                            f"history.{index}": patch,
+                        },
+                        when,
+                    )
+                )
     for event in await db.preference_events.find({"user_id": user_id}):
         changes.append(ce.insert("preference_events", event, when))
     for bucket in await db.history.find({"user_id": user_id}):
@@ -128,9 +158,20 @@ async def live_changes(db: Database, user_id: int, when: datetime) -> list[dict[
         changes.append(ce.insert("playlist_history", {**bucket, "events": opening, "written_by": opener_stamp}, when))
         for index, event in enumerate(bucket["events"]):
             if event["seq"] != bucket["base_seq"]:
-                changes.append(ce.update("playlist_history", bucket["_id"], {
-                    f"events.{index}": event, "last_seq": event["seq"], "end_time": event["timestamp"],
-                    "written_by": event["written_by"], "track_id_volume": 1}, when))
+                changes.append(
+                    ce.update(
+                        "playlist_history",
+                        bucket["_id"],
+                        {
+                            f"events.{index}": event,
+                            "last_seq": event["seq"],
+                            "end_time": event["timestamp"],
+                            "written_by": event["written_by"],
+                            "track_id_volume": 1,
+                        },
+                        when,
+                    )
+                )
     return changes
 
 
@@ -164,19 +205,53 @@ async def test_inserts_and_updates_become_entries_and_deletes_do_not(store: tupl
     s_create, s_mut = stamp("memory.log_playlist_create", "tok-bob"), stamp("memory.log_playlist_mutation", "tok-bob")
     bucket0 = f"{U7}:{PID}:0000000000"
     pref = preference_event(U7, s_pref, t[0])
-    event = {"event_id": "ev1", "seq": 1, "type": "ADD_TRACKS", "payload": {"track_ids": [track(9)]},
-             "timestamp": t[4], "recorded_at": t[4], "recorded_ns": 1, "written_by": s_mut}
+    event = {
+        "event_id": "ev1",
+        "seq": 1,
+        "type": "ADD_TRACKS",
+        "payload": {"track_ids": [track(9)]},
+        "timestamp": t[4],
+        "recorded_at": t[4],
+        "recorded_ns": 1,
+        "written_by": s_mut,
+    }
     changes = [
         ce.RECORDED_PREFERENCE_INSERT,
         ce.insert("preference_events", pref, t[0]),
-        ce.insert("profiles", {"_id": U7, "user_id": U7, "profile": {"a": 1}, "version": 1, "written_by": s_prof1},
-                  t[1]),
-        ce.update("profiles", U7, {"profile": {"a": 2}, "version": 2, "updated_at": t[2], "written_by": s_prof2,
-                                   "history.1": {"version": 2, "patch": {"a": 2}, "written_by": s_prof2}}, t[2]),
-        ce.insert("playlist_history", {"_id": bucket0, "user_id": U7, "playlist_id": PID, "base_seq": 0, "events": [],
-                                       "created": {"written_by": s_create}, "written_by": s_create}, t[3]),
-        ce.update("playlist_history", bucket0, {"events.0": event, "last_seq": 1, "end_time": t[4],
-                                                "track_id_volume": 1, "written_by": s_mut}, t[4]),
+        ce.insert(
+            "profiles", {"_id": U7, "user_id": U7, "profile": {"a": 1}, "version": 1, "written_by": s_prof1}, t[1]
+        ),
+        ce.update(
+            "profiles",
+            U7,
+            {
+                "profile": {"a": 2},
+                "version": 2,
+                "updated_at": t[2],
+                "written_by": s_prof2,
+                "history.1": {"version": 2, "patch": {"a": 2}, "written_by": s_prof2},
+            },
+            t[2],
+        ),
+        ce.insert(
+            "playlist_history",
+            {
+                "_id": bucket0,
+                "user_id": U7,
+                "playlist_id": PID,
+                "base_seq": 0,
+                "events": [],
+                "created": {"written_by": s_create},
+                "written_by": s_create,
+            },
+            t[3],
+        ),
+        ce.update(
+            "playlist_history",
+            bucket0,
+            {"events.0": event, "last_seq": 1, "end_time": t[4], "track_id_volume": 1, "written_by": s_mut},
+            t[4],
+        ),
         ce.delete("preference_events", pref["_id"], t[5]),
         ce.update("playlists", f"{U7}:{PID}", {"seq": 1}, t[6]),
         ce.insert("idempotency", {"_id": "claim", "user_id": U7}, t[7]),
@@ -188,9 +263,17 @@ async def test_inserts_and_updates_become_entries_and_deletes_do_not(store: tupl
     assert len(found) == 6 and watcher.stats["entries"] == 6
     expected = {
         # (collection, operation, user, playlist, key, tool, request, principal, time)
-        ("preference_events", "insert", 1, None, "0b6e2f7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b",
-         "memory.append_preference_event",
-         "5f0c0e4a9d6b4c1f8e2a7b3c9d0e1f2a", "tok-desktop", ce.RECORDED_PREFERENCE_INSERT["wallTime"]),
+        (
+            "preference_events",
+            "insert",
+            1,
+            None,
+            "0b6e2f7a-3c1d-4e5f-8a9b-0c1d2e3f4a5b",
+            "memory.append_preference_event",
+            "5f0c0e4a9d6b4c1f8e2a7b3c9d0e1f2a",
+            "tok-desktop",
+            ce.RECORDED_PREFERENCE_INSERT["wallTime"],
+        ),
         ("preference_events", "insert", U7, None, pref["_id"], s_pref["tool"], s_pref["request_id"], "tok-alice", t[0]),
         ("profiles", "insert", U7, None, str(U7), s_prof1["tool"], s_prof1["request_id"], "tok-alice", t[1]),
         ("profiles", "update", U7, None, str(U7), "x", s_prof2["request_id"], "tok-alice", t[2]),
@@ -209,8 +292,10 @@ async def test_restart_resumes_after_the_persisted_token_without_duplicates_or_l
     store: tuple[Database, Settings],
 ) -> None:
     db, _ = store
-    changes = [ce.insert("preference_events", preference_event(U7, stamp("t"), HOUR_AGO),
-                         HOUR_AGO + timedelta(seconds=i)) for i in range(5)]
+    changes = [
+        ce.insert("preference_events", preference_event(U7, stamp("t"), HOUR_AGO), HOUR_AGO + timedelta(seconds=i))
+        for i in range(5)
+    ]
     await run(db, [FakeChangeStream(changes[:3])])
     state = await db.audit_state.find_one({"_id": STATE_ID})
     assert state["resume_token"] == changes[2]["_id"]
@@ -236,8 +321,10 @@ def _losing_streams(kind: Any, fresh: list[dict[str, Any]]) -> list[FakeChangeSt
     fresh_stream = FakeChangeStream(fresh, resume_token=ce.resume_token(int(utc_now().timestamp()), 999))
     if kind == "invalidate":
         return [FakeChangeStream([ce.invalidate(utc_now())]), fresh_stream]
-    message = {286: "Resume of change stream was not possible, as the resume point may no longer be in the oplog.",
-               260: "Invalid resume token: the resume token was not found"}[kind]
+    message = {
+        286: "Resume of change stream was not possible, as the resume point may no longer be in the oplog.",
+        260: "Invalid resume token: the resume token was not found",
+    }[kind]
     return [FakeChangeStream([], open_error=OperationFailure(message, code=kind)), fresh_stream]
 
 
@@ -278,7 +365,8 @@ async def test_a_lost_position_warns_opens_a_fresh_stream_and_backfills_the_gap(
     assert set(backfilled) == set(reference) == set(expected_live)
     assert {identity(e) for e in backfilled.values()} == {identity(e) for e in reference.values()}
     assert {identity(e) for e in backfilled.values()} == {
-        identity(entry_from_change(c, "change_stream")) for c in expected_live.values()}
+        identity(entry_from_change(c, "change_stream")) for c in expected_live.values()
+    }
     assert {e["operation"] for e in backfilled.values()} == {"insert", "update"}
     # The entries seen before stay, the record older than the gap is not backfilled, and the
     # fresh stream is followed afterwards.
@@ -312,7 +400,8 @@ async def test_a_tombstone_purges_the_entries_a_lagging_watcher_wrote_for_a_dele
 
     now = utc_now()
     changes = [
-        ce.insert("preference_events", old7, now), ce.insert("preference_events", ev8, now),
+        ce.insert("preference_events", old7, now),
+        ce.insert("preference_events", ev8, now),
         ce.delete("preference_events", old7["_id"], now),
         ce.insert("audit_log", tomb, now),
         ce.insert("preference_events", new7, now),
@@ -320,19 +409,29 @@ async def test_a_tombstone_purges_the_entries_a_lagging_watcher_wrote_for_a_dele
     watcher, _ = await run(db, [FakeChangeStream(changes)])
     assert watcher.stats["entries"] == 3 and watcher.stats["purges"] == 1
     assert {e["document_key"] or e["operation"] for e in (await entries(db, user_id=U7)).values()} == {
-        TOMBSTONE, new7["_id"]}
+        TOMBSTONE,
+        new7["_id"],
+    }
     assert [e["document_key"] for e in (await entries(db, user_id=U8)).values()] == [ev8["_id"]]
 
 
 async def test_after_lost_history_a_deletion_in_the_gap_is_purged_again(store: tuple[Database, Settings]) -> None:
     db, settings = store
     await save_position(db, ce.resume_token(1, 1), HOUR_AGO)
-    gone = entry_from_change(ce.insert("preference_events", preference_event(U7, stamp("t"), HOUR_AGO), HOUR_AGO),
-                             "change_stream")
-    kept = entry_from_change(ce.insert("preference_events", preference_event(U8, stamp("t"), HOUR_AGO), HOUR_AGO),
-                             "change_stream")
-    tomb = {**gone, "_id": "tomb", "operation": TOMBSTONE, "collection": None, "document_key": None,
-            "time": HOUR_AGO + timedelta(minutes=30)}
+    gone = entry_from_change(
+        ce.insert("preference_events", preference_event(U7, stamp("t"), HOUR_AGO), HOUR_AGO), "change_stream"
+    )
+    kept = entry_from_change(
+        ce.insert("preference_events", preference_event(U8, stamp("t"), HOUR_AGO), HOUR_AGO), "change_stream"
+    )
+    tomb = {
+        **gone,
+        "_id": "tomb",
+        "operation": TOMBSTONE,
+        "collection": None,
+        "document_key": None,
+        "time": HOUR_AGO + timedelta(minutes=30),
+    }
     for entry in (gone, kept, tomb):  # ``gone`` was written by the lagging watcher after the deletion
         await db.audit_log.insert_one(entry)
     service = MemoryService(db, settings)
@@ -360,8 +459,9 @@ async def test_network_and_storage_errors_are_retried_without_losing_a_change(
     caplog.set_level(logging.WARNING, logger="taste_memory.audit")
     start = ce.resume_token(1, 1)
     await save_position(db, start, HOUR_AGO)
-    e1, e2, e3 = (ce.insert("preference_events", preference_event(U7, stamp("t"), HOUR_AGO), HOUR_AGO)
-                  for _ in range(3))
+    e1, e2, e3 = (
+        ce.insert("preference_events", preference_event(U7, stamp("t"), HOUR_AGO), HOUR_AGO) for _ in range(3)
+    )
 
     insert_one, failed = db.audit_log.insert_one, []
 
@@ -372,12 +472,15 @@ async def test_network_and_storage_errors_are_retried_without_losing_a_change(
         await insert_one(entry)
 
     monkeypatch.setattr(db.audit_log, "insert_one", flaky_insert)
-    watcher, opener = await run(db, [
-        FakeChangeStream([], open_error=AutoReconnect("connection refused")),
-        FakeChangeStream([e1, AutoReconnect("connection reset by peer")]),
-        FakeChangeStream([e2]),  # writing its entry fails: e2 must come again
-        FakeChangeStream([e2, e3]),
-    ])
+    watcher, opener = await run(
+        db,
+        [
+            FakeChangeStream([], open_error=AutoReconnect("connection refused")),
+            FakeChangeStream([e1, AutoReconnect("connection reset by peer")]),
+            FakeChangeStream([e2]),  # writing its entry fails: e2 must come again
+            FakeChangeStream([e2, e3]),
+        ],
+    )
     assert opener.resumed_after == [start, start, e1["_id"], e1["_id"]]
     assert set(await entries(db)) == {entry_from_change(c, "change_stream")["_id"] for c in (e1, e2, e3)}
     assert watcher.stats["errors"] == 3 and failed

@@ -284,12 +284,20 @@ async def test_the_observer_tells_round_robin_whole_calls_from_racing_calls(sett
     writers, per_writer = 4, 5
     with observe_calls() as log, yielding_storage(True):
         async with connected(settings) as call:
-            await call.ok("memory_log_playlist_create",
-                          {"user_id": USER, "playlist_id": PID, "name": "rr", "track_ids": [track(1)]})
+            await call.ok(
+                "memory_log_playlist_create",
+                {"user_id": USER, "playlist_id": PID, "name": "rr", "track_ids": [track(1)]},
+            )
             for i in range(per_writer):
                 for w in range(writers):  # round-robin, each call awaited before the next starts
-                    await call.ok("memory_log_playlist_mutation", {
-                        "user_id": USER, "playlist_id": PID, "type": "ADD_TRACKS",
-                        "payload": {"track_ids": [track(100 + w * per_writer + i)]}})
+                    await call.ok(
+                        "memory_log_playlist_mutation",
+                        {
+                            "user_id": USER,
+                            "playlist_id": PID,
+                            "type": "ADD_TRACKS",
+                            "payload": {"track_ids": [track(100 + w * per_writer + i)]},
+                        },
+                    )
     assert log.calls == 1 + writers * per_writer
     assert (log.max_in_flight(), log.overlapping_calls(), log.interleaved_calls()) == (1, 0, 0), log.describe()

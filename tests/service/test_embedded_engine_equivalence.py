@@ -17,36 +17,58 @@ from service.storage.embedded.tuning.install import install
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 
-scalars = st.one_of(st.integers(-5, 5), st.text("ab", max_size=3), st.none(), st.booleans(),
-                    st.integers(0, 10).map(lambda m: T0 + timedelta(minutes=m, microseconds=1234)))
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                       st.dictionaries(st.sampled_from("xyz"), inner, max_size=3)),
-                      max_leaves=8)
+scalars = st.one_of(
+    st.integers(-5, 5),
+    st.text("ab", max_size=3),
+    st.none(),
+    st.booleans(),
+    st.integers(0, 10).map(lambda m: T0 + timedelta(minutes=m, microseconds=1234)),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.sampled_from("xyz"), inner, max_size=3)),
+    max_leaves=8,
+)
 documents = st.lists(
-    st.fixed_dictionaries({"user_id": st.integers(1, 3), "n": st.integers(0, 4), "tags": st.lists(scalars, max_size=3)},
-                          optional={"v": values, "when": scalars}),
-    max_size=12)
+    st.fixed_dictionaries(
+        {"user_id": st.integers(1, 3), "n": st.integers(0, 4), "tags": st.lists(scalars, max_size=3)},
+        optional={"v": values, "when": scalars},
+    ),
+    max_size=12,
+)
 updates = st.dictionaries(
     st.sampled_from(["$set", "$push", "$inc", "$max"]),
-    st.dictionaries(st.sampled_from(["n", "tags", "v", "when", "new"]),
-                    st.one_of(values, st.fixed_dictionaries({"$each": st.lists(scalars, max_size=3)},
-                                                            optional={"$slice": st.integers(-3, 3)}))),
-    min_size=1, max_size=3)
+    st.dictionaries(
+        st.sampled_from(["n", "tags", "v", "when", "new"]),
+        st.one_of(
+            values,
+            st.fixed_dictionaries({"$each": st.lists(scalars, max_size=3)}, optional={"$slice": st.integers(-3, 3)}),
+        ),
+    ),
+    min_size=1,
+    max_size=3,
+)
 
 
 class Stock:
     """mongomock without the tuning: the original functions the tuning wraps."""
 
     def __enter__(self) -> None:
-        self.saved = (mongomock.collection.Collection._iter_documents, mongomock.collection.Collection._update,
-                      mongomock.collection.Collection._delete)
+        self.saved = (
+            mongomock.collection.Collection._iter_documents,
+            mongomock.collection.Collection._update,
+            mongomock.collection.Collection._delete,
+        )
         mongomock.collection.Collection._iter_documents = user_index._scan_documents
         mongomock.collection.Collection._update = writes._mock_update
         mongomock.collection.Collection._delete = writes._mock_delete
 
     def __exit__(self, *exc: Any) -> None:
-        (mongomock.collection.Collection._iter_documents, mongomock.collection.Collection._update,
-         mongomock.collection.Collection._delete) = self.saved
+        (
+            mongomock.collection.Collection._iter_documents,
+            mongomock.collection.Collection._update,
+            mongomock.collection.Collection._delete,
+        ) = self.saved
 
 
 def loaded(docs: list[dict[str, Any]]) -> Any:
@@ -61,7 +83,7 @@ def outcome(action: Any, docs: list[dict[str, Any]]) -> tuple[Any, list[dict[str
     collection = loaded(docs)
     try:
         answer: Any = action(collection)
-    except Exception as exc:  # noqa: BLE001 - the kind of refusal is part of the behaviour
+    except Exception as exc:
         answer = ("error", type(exc).__name__)
     return answer, list(collection.find({}, sort=[("_id", 1)]))
 
@@ -80,14 +102,17 @@ def test_user_filters_find_what_a_scan_finds(docs: list[dict[str, Any]], user: i
     # Without a sort MongoDB promises no order (an $in lookup answers in the list's order): sets.
     both(lambda c: sorted(c.find(query), key=lambda d: d["_id"]), docs)
     both(lambda c: c.count_documents(query), docs)
-    both(lambda c: sorted(c.find({"_id": {"$in": ["d03", "d01", "zz", "d01"]}, **(rest or {})}),
-                          key=lambda d: d["_id"]), docs)
+    both(
+        lambda c: sorted(c.find({"_id": {"$in": ["d03", "d01", "zz", "d01"]}, **(rest or {})}), key=lambda d: d["_id"]),
+        docs,
+    )
 
 
 @settings(max_examples=150, deadline=None)
 @given(documents, updates, st.integers(1, 3), st.booleans())
-def test_updates_in_place_match_mongomock(docs: list[dict[str, Any]], update: dict[str, Any], user: int,
-                                          multi: bool) -> None:
+def test_updates_in_place_match_mongomock(
+    docs: list[dict[str, Any]], update: dict[str, Any], user: int, multi: bool
+) -> None:
     query = {"user_id": user}
     action = lambda c: (c.update_many if multi else c.update_one)(query, update).matched_count  # noqa: E731
     tuned = outcome(action, docs)
@@ -111,8 +136,9 @@ def _refused(answer: tuple[Any, list[dict[str, Any]]]) -> bool:
 def _conflicting(update: dict[str, Any]) -> bool:
     """Whether two operators of ``update`` touch the same path (or one path inside the other)."""
     paths = [path for fields in update.values() if isinstance(fields, dict) for path in fields]
-    return any(a == b or a.startswith(b + ".") or b.startswith(a + ".")
-               for i, a in enumerate(paths) for b in paths[i + 1:])
+    return any(
+        a == b or a.startswith(b + ".") or b.startswith(a + ".") for i, a in enumerate(paths) for b in paths[i + 1 :]
+    )
 
 
 def test_max_over_null_takes_the_value() -> None:
@@ -124,15 +150,29 @@ def test_max_over_null_takes_the_value() -> None:
     assert (stored["when"], stored["n"]) == (T0, 3)
 
 
-SORTS = [None, [("_id", 1)], [("_id", -1)], [("n", 1)], [("n", -1), ("_id", 1)], [("when", 1)],
-         [("n", 1), ("when", -1), ("_id", -1)], [("v", 1)]]
+SORTS = [
+    None,
+    [("_id", 1)],
+    [("_id", -1)],
+    [("n", 1)],
+    [("n", -1), ("_id", 1)],
+    [("when", 1)],
+    [("n", 1), ("when", -1), ("_id", -1)],
+    [("v", 1)],
+]
 
 
 @settings(max_examples=150, deadline=None)
-@given(documents, st.sampled_from([None, 1, 2]), st.integers(0, 5), st.sampled_from(SORTS),
-       st.sampled_from([None, {"n": 1}, {"_id": 0}]))
-def test_finds_and_deletes_match_mongomock(docs: list[dict[str, Any]], user: int | None, limit: int,
-                                           sort: Any, projection: Any) -> None:
+@given(
+    documents,
+    st.sampled_from([None, 1, 2]),
+    st.integers(0, 5),
+    st.sampled_from(SORTS),
+    st.sampled_from([None, {"n": 1}, {"_id": 0}]),
+)
+def test_finds_and_deletes_match_mongomock(
+    docs: list[dict[str, Any]], user: int | None, limit: int, sort: Any, projection: Any
+) -> None:
     query = {} if user is None else {"user_id": user}
     tuned = list(reads.find_documents(_Motorish(loaded(docs)), query, projection, sort, limit))
     with Stock():

@@ -29,18 +29,26 @@ async def test_large_and_small_documents_come_back_exactly_after_restart(tmp_pat
         for n, size in enumerate((3, BIG, BIG + 7)):
             pid = playlist(n)
             tracks = [track(n * 100_000 + i) for i in range(size)]
-            await call.ok("memory_log_playlist_create", {"user_id": 1, "playlist_id": pid, "name": f"p{n}",
-                                                         "track_ids": tracks})
+            await call.ok(
+                "memory_log_playlist_create", {"user_id": 1, "playlist_id": pid, "name": f"p{n}", "track_ids": tracks}
+            )
             for step in range(12):  # crosses two snapshots: buckets opened and sealed
                 added = [track(n * 100_000 + 50_000 + step)]
-                await call.ok("memory_log_playlist_mutation", {
-                    "user_id": 1, "playlist_id": pid, "type": "ADD_TRACKS",
-                    "payload": {"track_ids": added, "insert_at": step}})
+                await call.ok(
+                    "memory_log_playlist_mutation",
+                    {
+                        "user_id": 1,
+                        "playlist_id": pid,
+                        "type": "ADD_TRACKS",
+                        "payload": {"track_ids": added, "insert_at": step},
+                    },
+                )
                 tracks = tracks[:step] + added + tracks[step:]
                 if step % 5 == 4:
-                    await call.ok("memory_log_playlist_mutation", {"user_id": 1, "playlist_id": pid,
-                                                                   "type": "UPDATE_META",
-                                                                   "payload": {"name": f"p{n} v{step}"}})
+                    await call.ok(
+                        "memory_log_playlist_mutation",
+                        {"user_id": 1, "playlist_id": pid, "type": "UPDATE_META", "payload": {"name": f"p{n} v{step}"}},
+                    )
             expected[pid] = tracks
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["folk"]}, "source": "user"})
         exported = await call.service.transfer.export_all(1)
@@ -62,18 +70,24 @@ async def test_a_playlist_growing_past_the_split_size_and_shrinking_back_survive
     settings = Settings(data_dir=tmp_path / "data")
     tracks = [track(i) for i in range(BIG)]
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": 2, "playlist_id": playlist(1), "name": "small",
-                                                     "track_ids": tracks[:3]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": 2, "playlist_id": playlist(1), "name": "small", "track_ids": tracks[:3]},
+        )
     assert {field for _, field in rows_of(settings.data_dir, "playlists")} == {""}  # one row
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_mutation", {"user_id": 2, "playlist_id": playlist(1),
-                                                       "type": "ADD_TRACKS", "payload": {"track_ids": tracks[3:]}})
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {"user_id": 2, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": tracks[3:]}},
+        )
     assert "" not in {field for _, field in rows_of(settings.data_dir, "playlists")}  # now field rows
     async with connected(settings) as call:
         rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": 2, "playlist_id": playlist(1)})
         assert rebuilt["track_ids"] == tracks
-        await call.ok("memory_log_playlist_mutation", {"user_id": 2, "playlist_id": playlist(1),
-                                                       "type": "REMOVE_TRACKS", "payload": {"track_ids": tracks[3:]}})
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {"user_id": 2, "playlist_id": playlist(1), "type": "REMOVE_TRACKS", "payload": {"track_ids": tracks[3:]}},
+        )
     async with connected(settings) as call:
         rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": 2, "playlist_id": playlist(1)})
         assert rebuilt["track_ids"] == tracks[:3]
@@ -85,8 +99,10 @@ async def test_a_journal_of_whole_documents_is_converted_on_open(tmp_path: Path)
     settings = Settings(data_dir=tmp_path / "data")
     async with connected(settings) as call:
         await call.ok("memory_update_profile", {"user_id": 3, "patch": {"mood": "calm"}, "source": "user"})
-        await call.ok("memory_log_playlist_create", {"user_id": 3, "playlist_id": playlist(3), "name": "old",
-                                                     "track_ids": [track(i) for i in range(BIG)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": 3, "playlist_id": playlist(3), "name": "old", "track_ids": [track(i) for i in range(BIG)]},
+        )
         before = await call.service.transfer.export_all(3)
     # Rewrite the file as the previous journal format had it: one BSON row per document.
     path = settings.data_dir / "memory.sqlite3"
@@ -94,11 +110,14 @@ async def test_a_journal_of_whole_documents_is_converted_on_open(tmp_path: Path)
         documents = {c.name: await c.find({}) for c in call.service.database.user_collections()}
     with sqlite3.connect(path) as db:
         db.execute("DROP TABLE fields")
-        db.execute("CREATE TABLE documents (collection TEXT NOT NULL, doc_key TEXT NOT NULL, body BLOB NOT NULL, "
-                   "PRIMARY KEY (collection, doc_key)) WITHOUT ROWID")
-        db.executemany("INSERT INTO documents VALUES (?, ?, ?)",
-                       [(name, json.dumps(doc["_id"]), bson.encode(doc)) for name, docs in documents.items()
-                        for doc in docs])
+        db.execute(
+            "CREATE TABLE documents (collection TEXT NOT NULL, doc_key TEXT NOT NULL, body BLOB NOT NULL, "
+            "PRIMARY KEY (collection, doc_key)) WITHOUT ROWID"
+        )
+        db.executemany(
+            "INSERT INTO documents VALUES (?, ?, ?)",
+            [(name, json.dumps(doc["_id"]), bson.encode(doc)) for name, docs in documents.items() for doc in docs],
+        )
     async with connected(settings) as call:
         after = await call.service.transfer.export_all(3)
         listed = await call.ok("ops_list_users", {})

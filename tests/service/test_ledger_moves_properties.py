@@ -15,7 +15,9 @@ import random
 import uuid
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from tests.service.ledger_model import RefState, Rejected, ms_to_iso
 from tests.service.moves_model import RefLedger, check_diff
@@ -27,9 +29,9 @@ PLAYLIST, FORK = playlist(1), playlist(2)
 TRACKS = [track(i) for i in range(8)]
 START_MS = 1_700_000_000_000
 CONFIGS = [
-    dict(snapshot_every=2, recent_events_cap=2, recent_snapshots_cap=1, snapshot_min_event_share=0.0),
-    dict(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2, snapshot_min_event_share=0.0),
-    dict(snapshot_every=10, recent_events_cap=50, recent_snapshots_cap=10),
+    {"snapshot_every": 2, "recent_events_cap": 2, "recent_snapshots_cap": 1, "snapshot_min_event_share": 0.0},
+    {"snapshot_every": 3, "recent_events_cap": 3, "recent_snapshots_cap": 2, "snapshot_min_event_share": 0.0},
+    {"snapshot_every": 10, "recent_events_cap": 50, "recent_snapshots_cap": 10},
 ]
 
 track_lists = st.lists(st.sampled_from(TRACKS), min_size=0, max_size=7)
@@ -37,18 +39,29 @@ steps = st.one_of(
     st.tuples(st.just("ADD_TRACKS"), st.lists(st.sampled_from(TRACKS), min_size=1, max_size=3)),
     st.tuples(st.just("REMOVE_TRACKS"), st.lists(st.sampled_from(TRACKS), min_size=1, max_size=2)),
     st.tuples(st.just("REORDER"), st.integers(0, 1000)),
-    st.tuples(st.just("UPDATE_META"), st.sampled_from([{"name": "Renamed"}, {"description": "about"},
-                                                       {"intent_tags": ["calm"]}, {"name": "Mix", "intent_tags": []}])),
+    st.tuples(
+        st.just("UPDATE_META"),
+        st.sampled_from(
+            [
+                {"name": "Renamed"},
+                {"description": "about"},
+                {"intent_tags": ["calm"]},
+                {"name": "Mix", "intent_tags": []},
+            ]
+        ),
+    ),
     st.tuples(st.just("RESYNC"), track_lists),
     st.tuples(st.just("UNDO"), st.just(None)),
     st.tuples(st.just("UNDO"), st.just(None)),
     st.tuples(st.just("REDO"), st.booleans()),  # True: the latest standing undo; False: an older one
 )
-scenario = st.fixed_dictionaries({
-    "config": st.sampled_from(range(len(CONFIGS))),
-    "tracks": st.lists(st.sampled_from(TRACKS), min_size=1, max_size=6),
-    "steps": st.lists(st.tuples(steps, st.sampled_from([0, 0, 1, 2, 5, -1])), min_size=1, max_size=22),
-})
+scenario = st.fixed_dictionaries(
+    {
+        "config": st.sampled_from(range(len(CONFIGS))),
+        "tracks": st.lists(st.sampled_from(TRACKS), min_size=1, max_size=6),
+        "steps": st.lists(st.tuples(steps, st.sampled_from([0, 0, 1, 2, 5, -1])), min_size=1, max_size=22),
+    }
+)
 
 
 async def _now(call: Caller) -> list[str]:
@@ -106,8 +119,11 @@ async def _step(call: Caller, model: RefLedger, kind: str, value: Any, at_ms: in
     result = assert_valid_success(tool, await call(tool.replace(".", "_"), arguments))
     model.event_ids[seq] = result["event_id"]
     if reversed_seq is not None:
-        assert result["undid"] == {"event_id": model.event_ids[reversed_seq], "type": model.types[reversed_seq],
-                                   "redo": False}
+        assert result["undid"] == {
+            "event_id": model.event_ids[reversed_seq],
+            "type": model.types[reversed_seq],
+            "redo": False,
+        }
     if kind == "REDO":
         assert result["undid"]["redo"] is True
     if kind == "RESYNC":
@@ -120,15 +136,24 @@ async def replayed(call: Any, drawn: dict[str, Any]) -> RefLedger:
     a moment before the last logged change, which every move must refuse), with the reference
     model of what the ledger must then hold."""
     model = RefLedger.created(RefState(tuple(drawn["tracks"]), {"name": "Drive", "intent_tags": []}), START_MS)
-    await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": PLAYLIST, "name": "Drive",
-                                                  "track_ids": drawn["tracks"], "created_at": ms_to_iso(START_MS)})
+    await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": USER,
+            "playlist_id": PLAYLIST,
+            "name": "Drive",
+            "track_ids": drawn["tracks"],
+            "created_at": ms_to_iso(START_MS),
+        },
+    )
     for (kind, value), step_ms in drawn["steps"]:
         await _step(call, model, kind, value, model.times[-1] + step_ms)
     return model
 
 
-@hsettings(max_examples=40, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hsettings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(drawn=scenario, probes=st.data())
 async def test_moves_match_the_reference_model(settings_factory: Any, drawn: dict[str, Any], probes: Any) -> None:
     settings = settings_factory(**CONFIGS[drawn["config"]])
@@ -150,8 +175,18 @@ async def test_moves_match_the_reference_model(settings_factory: Any, drawn: dic
         for _ in range(4):
             from_ms = probes.draw(st.sampled_from(moments))
             to_ms = probes.draw(st.sampled_from([m for m in moments if m >= from_ms and m >= START_MS]))
-            diff = assert_valid_success("memory.diff_playlist", await call("memory_diff_playlist", {
-                "user_id": USER, "playlist_id": PLAYLIST, "from_time": ms_to_iso(from_ms), "to_time": ms_to_iso(to_ms)}))
+            diff = assert_valid_success(
+                "memory.diff_playlist",
+                await call(
+                    "memory_diff_playlist",
+                    {
+                        "user_id": USER,
+                        "playlist_id": PLAYLIST,
+                        "from_time": ms_to_iso(from_ms),
+                        "to_time": ms_to_iso(to_ms),
+                    },
+                ),
+            )
             before = model.at(from_ms) or RefState((), {})
             check_diff(diff, before, model.at(to_ms))  # type: ignore[arg-type]
             assert diff["existed_at_from_time"] == (from_ms >= START_MS)
@@ -173,18 +208,25 @@ async def test_moves_match_the_reference_model(settings_factory: Any, drawn: dic
         assert details["playlist"]["forked_from"]["at"] == ms_to_iso(fork_ms)
         assert [e["type"] for e in details["recent_events"]] == ["FORK"]
         await call.error("memory_undo_last_mutation", {"user_id": USER, "playlist_id": FORK}, "CONFLICT")
-        await call.error("memory_fork_playlist", {**fork_args, "new_playlist_id": playlist(3),
-                                                  "at_time": ms_to_iso(START_MS - 1)}, "NOT_FOUND")
+        await call.error(
+            "memory_fork_playlist",
+            {**fork_args, "new_playlist_id": playlist(3), "at_time": ms_to_iso(START_MS - 1)},
+            "NOT_FOUND",
+        )
 
         # An undo sent twice with the same client_event_id is applied once.
         if model.done:
             key = str(uuid.uuid4())
             later = model.times[-1] + 1
             seq, _ = model.undo(later)
-            once = await call.ok("memory_undo_last_mutation", {"user_id": USER, "playlist_id": PLAYLIST,
-                                                              "client_event_id": key, "timestamp": ms_to_iso(later)})
-            again = await call.ok("memory_undo_last_mutation", {"user_id": USER, "playlist_id": PLAYLIST,
-                                                               "client_event_id": key, "timestamp": ms_to_iso(later)})
+            once = await call.ok(
+                "memory_undo_last_mutation",
+                {"user_id": USER, "playlist_id": PLAYLIST, "client_event_id": key, "timestamp": ms_to_iso(later)},
+            )
+            again = await call.ok(
+                "memory_undo_last_mutation",
+                {"user_id": USER, "playlist_id": PLAYLIST, "client_event_id": key, "timestamp": ms_to_iso(later)},
+            )
             assert again == once
             model.event_ids[seq] = once["event_id"]
             assert await _now(call) == list(model.current.tracks)
@@ -192,17 +234,21 @@ async def test_moves_match_the_reference_model(settings_factory: Any, drawn: dic
         # The export, imported as another user, replays to the same contents at every moment.
         parts, cursor = [], None
         while True:
-            data = (await call.ok("memory_export_user_data", {"user_id": USER, **({"cursor": cursor} if cursor else {})}))["data"]
+            data = (
+                await call.ok("memory_export_user_data", {"user_id": USER, **({"cursor": cursor} if cursor else {})})
+            )["data"]
             parts.append(data)
             cursor = data["continuation"]["next_cursor"]
             if cursor is None:
                 break
         await call.service.transfer.import_counts(parts, COPY_USER)
-        for at_ms in moments[::3] + [model.times[-1]]:
+        for at_ms in [*moments[::3], model.times[-1]]:
             expected = model.at(at_ms)
             if expected is not None:
-                got = await call.ok("memory_reconstruct_playlist", {"user_id": COPY_USER, "playlist_id": PLAYLIST,
-                                                                    "at_time": ms_to_iso(at_ms)})
+                got = await call.ok(
+                    "memory_reconstruct_playlist",
+                    {"user_id": COPY_USER, "playlist_id": PLAYLIST, "at_time": ms_to_iso(at_ms)},
+                )
                 assert got["track_ids"] == list(expected.tracks)
         copied = await call.ok("memory_get_playlist", {"user_id": COPY_USER, "playlist_id": FORK})
         assert copied["playlist"]["forked_from"] == details["playlist"]["forked_from"]
@@ -213,6 +259,7 @@ async def test_moves_match_the_reference_model(settings_factory: Any, drawn: dic
         if model.done:
             later = model.times[-1] + 1
             model.undo(later)
-            await call.ok("memory_undo_last_mutation", {"user_id": USER, "playlist_id": PLAYLIST,
-                                                        "timestamp": ms_to_iso(later)})
+            await call.ok(
+                "memory_undo_last_mutation", {"user_id": USER, "playlist_id": PLAYLIST, "timestamp": ms_to_iso(later)}
+            )
             assert await _now(call) == list(model.current.tracks)

@@ -21,11 +21,13 @@ The scenarios are drawn in ``ledger_scenarios``. Each example opens its own stor
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from typing import Any
 
-from hypothesis import HealthCheck, Phase, given, settings as hsettings
+from hypothesis import HealthCheck, Phase, given
 from hypothesis import event as count_in_statistics
+from hypothesis import settings as hsettings
 
 from tests.service.ledger_model import Policy, iso_to_ms, ms_to_iso
 from tests.service.ledger_scenarios import (
@@ -43,6 +45,7 @@ from tests.service.ledger_scenarios import (
 )
 from tests.support import connected
 
+
 @hsettings(
     max_examples=50,
     deadline=None,
@@ -59,9 +62,7 @@ async def test_ledger_matches_reference_model(settings_factory: Any, scenario: S
     async with connected(settings) as call:
         # A fresh store: nothing from an earlier example is visible.
         assert (await call.ok("memory_get_playlists", {"user_id": USER}))["items"] == []
-        await call.error(
-            "memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PLAYLIST}, "NOT_FOUND"
-        )
+        await call.error("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PLAYLIST}, "NOT_FOUND")
 
         created = await call.ok("memory_log_playlist_create", scenario.create_args)
         assert created["playlist_id"] == PLAYLIST
@@ -118,12 +119,13 @@ async def test_ledger_matches_reference_model(settings_factory: Any, scenario: S
         # (its snapshot and the track IDs its later events carry) reaches the limit only with its
         # last event; the next change opens a new bucket.
         limit_ids = Policy.of(overrides).max_track_ids
-        bounds = sorted(snapshots) + [applied + 1]
-        for start, end in zip(bounds, bounds[1:]):
+        bounds = [*sorted(snapshots), applied + 1]
+        for start, end in itertools.pairwise(bounds):
             if end - start < 2:
                 continue  # the bucket holds only its opening change, which its snapshot includes
             held = len(history[start][1].tracks) + sum(
-                len(op.payload.get("track_ids", ())) for op in scenario.accepted[start : end - 2])
+                len(op.payload.get("track_ids", ())) for op in scenario.accepted[start : end - 2]
+            )
             assert held < limit_ids, (start, end, held)
         seq_of_snapshot = {sid: q for q, (sid, _) in snapshots.items()}
 
@@ -150,8 +152,11 @@ async def test_ledger_matches_reference_model(settings_factory: Any, scenario: S
             if base in sealed_by_size:
                 read_sealed = True
         if sealed_by_size:
-            count_in_statistics("a reconstruction replayed from a size-sealed bucket's snapshot" if read_sealed
-                  else "size-sealed buckets share their moment with a later snapshot")
+            count_in_statistics(
+                "a reconstruction replayed from a size-sealed bucket's snapshot"
+                if read_sealed
+                else "size-sealed buckets share their moment with a later snapshot"
+            )
 
         now = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PLAYLIST})
         assert now["track_ids"] == list(latest.tracks)
@@ -214,8 +219,14 @@ def test_strategy_reaches_size_based_sealing() -> None:
     drawn: Counter[str] = Counter()
     sealed: Counter[str] = Counter()
 
-    @hsettings(max_examples=200, derandomize=True, database=None, phases=[Phase.generate], deadline=None,
-               suppress_health_check=list(HealthCheck))
+    @hsettings(
+        max_examples=200,
+        derandomize=True,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(scenario=scenarios())
     def tally(scenario: Scenario) -> None:
         drawn[scenario.config] += 1
@@ -224,8 +235,10 @@ def test_strategy_reaches_size_based_sealing() -> None:
 
     tally()
     examples, reached = sum(drawn.values()), sum(sealed.values())
-    print(f"size-based sealing in {reached} of {examples} scenarios ({reached / examples:.0%}); "
-          f"per config: { {c: f'{sealed[c]}/{drawn[c]}' for c in sorted(drawn)} }")
+    print(
+        f"size-based sealing in {reached} of {examples} scenarios ({reached / examples:.0%}); "
+        f"per config: { {c: f'{sealed[c]}/{drawn[c]}' for c in sorted(drawn)} }"
+    )
     assert examples >= 150, drawn
     assert reached >= MIN_SIZE_SEALED_SHARE * examples, (sealed, drawn)
     assert not sealed.keys() - SIZED, "only the sized configs can reach the bucket limit"

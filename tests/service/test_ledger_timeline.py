@@ -13,12 +13,15 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from service.ledger.edits import edit_script
 from service.ledger.state import apply_event_to_counts
@@ -31,13 +34,16 @@ from tests.tools.contract import assert_valid_success
 TRACKS = [track(i) for i in range(6)]
 TOOL = "memory_get_playlist_timeline"
 
-plain_events = st.lists(st.one_of(
-    st.tuples(st.just("ADD_TRACKS"), st.lists(st.sampled_from(TRACKS), min_size=1, max_size=4), st.integers(0, 99)),
-    st.tuples(st.just("REMOVE_TRACKS"), st.lists(st.sampled_from(TRACKS), min_size=1, max_size=3), st.just(0)),
-    st.tuples(st.just("REORDER"), st.just([]), st.integers(0, 99)),
-    st.tuples(st.just("UPDATE_META"), st.just([]), st.just(0)),
-    st.tuples(st.sampled_from(["RESYNC", "UNDO"]), st.lists(st.sampled_from(TRACKS), max_size=8), st.just(0)),
-), max_size=40)
+plain_events = st.lists(
+    st.one_of(
+        st.tuples(st.just("ADD_TRACKS"), st.lists(st.sampled_from(TRACKS), min_size=1, max_size=4), st.integers(0, 99)),
+        st.tuples(st.just("REMOVE_TRACKS"), st.lists(st.sampled_from(TRACKS), min_size=1, max_size=3), st.just(0)),
+        st.tuples(st.just("REORDER"), st.just([]), st.integers(0, 99)),
+        st.tuples(st.just("UPDATE_META"), st.just([]), st.just(0)),
+        st.tuples(st.sampled_from(["RESYNC", "UNDO"]), st.lists(st.sampled_from(TRACKS), max_size=8), st.just(0)),
+    ),
+    max_size=40,
+)
 
 
 @given(start=st.lists(st.sampled_from(TRACKS), max_size=8), events=plain_events)
@@ -54,7 +60,7 @@ def test_count_projection_matches_a_plain_replay(start: list[str], events: list[
             payload = {"track_ids": ids}
             tracks = [t for t in tracks if t not in set(ids)]
         elif kind == "REORDER":
-            tracks = tracks[knob % (len(tracks) or 1):] + tracks[:knob % (len(tracks) or 1)]
+            tracks = tracks[knob % (len(tracks) or 1) :] + tracks[: knob % (len(tracks) or 1)]
             payload = {"track_ids": list(tracks)}
         elif kind == "UPDATE_META":
             payload = {"name": "n"}
@@ -66,14 +72,20 @@ def test_count_projection_matches_a_plain_replay(start: list[str], events: list[
         assert counts == dict(Counter(tracks))
 
 
-moment_lists = st.lists(st.tuples(st.integers(0, 5000), st.integers(0, 50),
-                                  st.sampled_from(["ADD_TRACKS", "REMOVE_TRACKS", "UNDO", "UPDATE_META"])),
-                        min_size=1, max_size=300)
+moment_lists = st.lists(
+    st.tuples(
+        st.integers(0, 5000),
+        st.integers(0, 50),
+        st.sampled_from(["ADD_TRACKS", "REMOVE_TRACKS", "UNDO", "UPDATE_META"]),
+    ),
+    min_size=1,
+    max_size=300,
+)
 
 
 @given(drawn=moment_lists, max_points=st.integers(1, 400))
 def test_downsampling_keeps_every_event_once_and_the_counts_bounded(drawn: list[Any], max_points: int) -> None:
-    start = datetime(2025, 1, 1, tzinfo=timezone.utc)
+    start = datetime(2025, 1, 1, tzinfo=UTC)
     elapsed, moments = 0, []
     for seq, (step_ms, count, kind) in enumerate(drawn):
         elapsed += step_ms
@@ -83,10 +95,10 @@ def test_downsampling_keeps_every_event_once_and_the_counts_bounded(drawn: list[
     if len(moments) <= max_points:
         assert len(points) == len(moments)
     assert points[0]["seq_from"] == 0 and points[-1]["seq_to"] == len(moments) - 1
-    for before, after in zip(points, points[1:]):
+    for before, after in itertools.pairwise(points):
         assert after["seq_from"] == before["seq_to"] + 1 and before["to"] <= after["from"]
     for point in points:
-        inside = moments[point["seq_from"]:point["seq_to"] + 1]
+        inside = moments[point["seq_from"] : point["seq_to"] + 1]
         assert point["from"] == inside[0].time and point["to"] == inside[-1].time
         assert point["track_count_min"] <= point["track_count_end"] <= point["track_count_max"]
         assert point["track_count_min"] == min(m.track_count for m in inside)
@@ -96,11 +108,13 @@ def test_downsampling_keeps_every_event_once_and_the_counts_bounded(drawn: list[
         assert sum(point["types"].values()) == len(inside)
 
 
-@hsettings(max_examples=15, deadline=None,
-           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@hsettings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+)
 @given(drawn=scenario, max_points=st.integers(10, 12))
-async def test_timeline_matches_the_reference_model_at_every_seq(settings_factory: Any, drawn: dict[str, Any],
-                                                                  max_points: int) -> None:
+async def test_timeline_matches_the_reference_model_at_every_seq(
+    settings_factory: Any, drawn: dict[str, Any], max_points: int
+) -> None:
     settings = settings_factory(**CONFIGS[drawn["config"]])
     async with connected(settings) as call:
         model = await replayed(call, drawn)
@@ -113,12 +127,13 @@ async def test_timeline_matches_the_reference_model_at_every_seq(settings_factor
         assert [p["types"] for p in full["points"]] == [{t: 1} for t in model.types]
         assert [iso_to_ms(p["from"]) for p in full["points"]] == model.times
 
-        binned = assert_valid_success("memory.get_playlist_timeline",
-                                      await call(TOOL, {**arguments, "max_points": max_points}))
+        binned = assert_valid_success(
+            "memory.get_playlist_timeline", await call(TOOL, {**arguments, "max_points": max_points})
+        )
         assert len(binned["points"]) <= max_points
         assert sum(sum(p["types"].values()) for p in binned["points"]) == len(model.states)
         for point in binned["points"]:
-            counts = [len(s.tracks) for s in model.states[point["seq_from"]:point["seq_to"] + 1]]
+            counts = [len(s.tracks) for s in model.states[point["seq_from"] : point["seq_to"] + 1]]
             assert (point["track_count_min"], point["track_count_max"]) == (min(counts), max(counts))
             assert point["track_count_end"] == counts[-1]
             if len(model.states) > max_points:  # time bins: a bin ends after every event of its last moment
@@ -127,16 +142,22 @@ async def test_timeline_matches_the_reference_model_at_every_seq(settings_factor
 
 async def test_another_users_playlist_is_an_unknown_one_and_a_disabled_memory_is_empty(settings: Any) -> None:
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": 1, "playlist_id": playlist(1), "name": "Mine",
-                                                      "track_ids": [track(1), track(2)]})
-        await call.ok("memory_log_playlist_create", {"user_id": 2, "playlist_id": playlist(2), "name": "Theirs",
-                                                      "track_ids": [track(3)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": 1, "playlist_id": playlist(1), "name": "Mine", "track_ids": [track(1), track(2)]},
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": 2, "playlist_id": playlist(2), "name": "Theirs", "track_ids": [track(3)]},
+        )
         theirs = await call(TOOL, {"user_id": 1, "playlist_id": playlist(2)})
         unknown = await call(TOOL, {"user_id": 1, "playlist_id": playlist(9)})
         assert theirs["error"]["code"] == "NOT_FOUND"
         assert json.dumps(theirs, sort_keys=True) == json.dumps(unknown, sort_keys=True)
 
-        await call.ok("memory_fork_playlist", {"user_id": 1, "playlist_id": playlist(1), "new_playlist_id": playlist(3)})
+        await call.ok(
+            "memory_fork_playlist", {"user_id": 1, "playlist_id": playlist(1), "new_playlist_id": playlist(3)}
+        )
         fork = await call.ok(TOOL, {"user_id": 1, "playlist_id": playlist(3)})
         assert [p["types"] for p in fork["points"]] == [{"FORK": 1}] and fork["track_count"] == 2
 

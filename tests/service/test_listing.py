@@ -173,8 +173,8 @@ async def test_writes_between_pages_neither_skip_nor_repeat(settings_factory: An
                 break
             # Between pages: change one playlist already listed, one not yet listed (several times,
             # past the recent-events cap), and log a brand-new playlist.
-            done = [int(p[len("playlist"):]) for p in seen if int(p[len("playlist"):]) < count]
-            pending = sorted(int(p[len("playlist"):]) for p in existing - set(seen))
+            done = [int(p[len("playlist") :]) for p in seen if int(p[len("playlist") :]) < count]
+            pending = sorted(int(p[len("playlist") :]) for p in existing - set(seen))
             targets = [done[page_number % len(done)]] + ([pending[-1]] if pending else [])
             for n in targets:
                 for _ in range(3):
@@ -238,8 +238,9 @@ async def test_listing_is_per_user(settings: Any) -> None:
         # A cursor from one user's listing is refused for another user.
         cursor = (await _page(call, 1))["next_cursor"]
         assert cursor is not None
-        error = await call.error("memory_get_playlists", {"user_id": USER + 1, "limit": 50, "cursor": cursor},
-                                 "INVALID_ARGUMENT")
+        error = await call.error(
+            "memory_get_playlists", {"user_id": USER + 1, "limit": 50, "cursor": cursor}, "INVALID_ARGUMENT"
+        )
         assert error["details"]["field"] == "cursor"
 
 

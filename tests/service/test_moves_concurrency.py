@@ -27,9 +27,15 @@ ROUNDS = 8
 async def _adder(call: Caller, writer: int) -> list[str]:
     ids = []
     for i in range(ROUNDS):
-        done = await call.ok("memory_log_playlist_mutation", {
-            "user_id": USER, "playlist_id": PID, "type": "ADD_TRACKS",
-            "payload": {"track_ids": [track(writer * 100 + i)]}})
+        done = await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": USER,
+                "playlist_id": PID,
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(writer * 100 + i)]},
+            },
+        )
         ids.append(done["event_id"])
     return ids
 
@@ -54,18 +60,24 @@ async def _undoer(call: Caller) -> int:
     return undone
 
 
-@pytest.mark.parametrize(("interleave", "jitter_seed"), [(False, None), (True, None), (True, 3)],
-                         ids=["engine-as-is", "yielding-storage", "jittered-storage"])
+@pytest.mark.parametrize(
+    ("interleave", "jitter_seed"),
+    [(False, None), (True, None), (True, 3)],
+    ids=["engine-as-is", "yielding-storage", "jittered-storage"],
+)
 async def test_undo_and_resync_race_writers_without_losing_or_splitting_an_event(
     settings_factory: Any, interleave: bool, jitter_seed: int | None
 ) -> None:
-    settings = settings_factory(snapshot_every=3, recent_events_cap=5, recent_snapshots_cap=2,
-                                snapshot_min_event_share=0.0)
+    settings = settings_factory(
+        snapshot_every=3, recent_events_cap=5, recent_snapshots_cap=2, snapshot_min_event_share=0.0
+    )
     wanted: dict[str, list[str]] = {}
     with yielding_storage(interleave, jitter_seed):
         async with connected(settings) as call:
-            created = await call.ok("memory_log_playlist_create", {
-                "user_id": USER, "playlist_id": PID, "name": "raced", "track_ids": [track(1), track(2)]})
+            created = await call.ok(
+                "memory_log_playlist_create",
+                {"user_id": USER, "playlist_id": PID, "name": "raced", "track_ids": [track(1), track(2)]},
+            )
             outcome = await asyncio.gather(_adder(call, 1), _adder(call, 2), _resyncer(call, wanted), _undoer(call))
             undone = outcome[3]
             exported = (await export_all(call, USER))["playlists"][PID]
@@ -74,8 +86,9 @@ async def test_undo_and_resync_race_writers_without_losing_or_splitting_an_event
             assert len(events) == 2 * ROUNDS + ROUNDS + undone
 
             # The exported order, replayed by the model, explains every event and every state.
-            model = RefLedger.created(RefState((track(1), track(2)), {"name": "raced", "intent_tags": []}),
-                                      iso_to_ms(created["created_at"]))
+            model = RefLedger.created(
+                RefState((track(1), track(2)), {"name": "raced", "intent_tags": []}), iso_to_ms(created["created_at"])
+            )
             for event in events:
                 at = iso_to_ms(event["timestamp"])
                 if event["type"] == "RESYNC":
@@ -89,8 +102,9 @@ async def test_undo_and_resync_race_writers_without_losing_or_splitting_an_event
             now = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PID})
             assert now["track_ids"] == list(model.current.tracks)
             for at_ms in sorted(set(model.times)):
-                got = await call.ok("memory_reconstruct_playlist",
-                                    {"user_id": USER, "playlist_id": PID, "at_time": ms_to_iso(at_ms)})
+                got = await call.ok(
+                    "memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PID, "at_time": ms_to_iso(at_ms)}
+                )
                 assert got["track_ids"] == list(model.at(at_ms).tracks), at_ms  # type: ignore[union-attr]
 
             # Each resync opened a snapshot at its own sequence number, holding exactly its list.

@@ -7,8 +7,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from service.ledger.buckets import first_bucket
 from service.facade import MemoryService
+from service.ledger.buckets import first_bucket
 from service.settings import Settings
 from service.timeutil import utc_now
 from tests.support import Caller, connected, playlist, track
@@ -39,21 +39,43 @@ async def random_writes(call: Caller, rng: random.Random, users: list[int], step
         roll = rng.random()
         if roll < 0.25 or not created[user]:
             pid = playlist(user * 1000 + step)
-            await call.ok("memory_log_playlist_create", {"user_id": user, "playlist_id": pid, "name": f"mix {step}",
-                                                         "track_ids": [track(step)],
-                                                         "idempotency_key": f"create-{pid}"})
+            await call.ok(
+                "memory_log_playlist_create",
+                {
+                    "user_id": user,
+                    "playlist_id": pid,
+                    "name": f"mix {step}",
+                    "track_ids": [track(step)],
+                    "idempotency_key": f"create-{pid}",
+                },
+            )
             created[user].append(pid)
             if rng.random() < 0.3:  # an idempotent retry counts once
-                await call.ok("memory_log_playlist_create", {"user_id": user, "playlist_id": pid,
-                                                             "name": f"mix {step}", "track_ids": [track(step)],
-                                                             "idempotency_key": f"create-{pid}"})
+                await call.ok(
+                    "memory_log_playlist_create",
+                    {
+                        "user_id": user,
+                        "playlist_id": pid,
+                        "name": f"mix {step}",
+                        "track_ids": [track(step)],
+                        "idempotency_key": f"create-{pid}",
+                    },
+                )
         elif roll < 0.5:
-            await call.ok("memory_log_playlist_mutation", {"user_id": user, "playlist_id": rng.choice(created[user]),
-                                                           "type": "ADD_TRACKS",
-                                                           "payload": {"track_ids": [track(10_000 + step)]}})
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": user,
+                    "playlist_id": rng.choice(created[user]),
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track(10_000 + step)]},
+                },
+            )
         elif roll < 0.75:
-            await call.ok("memory_append_preference_event", {"user_id": user, "type": "like", "source": "user",
-                                                             "payload": {"raw_text": f"more like {step}"}})
+            await call.ok(
+                "memory_append_preference_event",
+                {"user_id": user, "type": "like", "source": "user", "payload": {"raw_text": f"more like {step}"}},
+            )
         else:
             await call.ok("memory_update_profile", {"user_id": user, "patch": {"step": step}, "source": "user"})
 
@@ -89,13 +111,22 @@ async def interrupted_writes(service: MemoryService, user: int) -> None:
     """What a crash right after a commit point leaves: the records, not their counter bumps
     (and not the playlist document, which recovery rolls forward)."""
     db = service.database
-    bucket = first_bucket(user, playlist(777), {"name": "interrupted", "intent_tags": []}, [track(1)], {},
-                          utc_now(), None, "digest")
+    bucket = first_bucket(
+        user, playlist(777), {"name": "interrupted", "intent_tags": []}, [track(1)], {}, utc_now(), None, "digest"
+    )
     await db.history.insert_one(bucket)
-    await db.preference_events.insert_one({
-        "_id": f"interrupted-event-{user}", "user_id": user, "type": "note", "source": "user",
-        "payload": {"raw_text": "half-written"}, "timestamp": utc_now(), "recorded_at": utc_now(),
-        "recorded_ns": 1})
+    await db.preference_events.insert_one(
+        {
+            "_id": f"interrupted-event-{user}",
+            "user_id": user,
+            "type": "note",
+            "source": "user",
+            "payload": {"raw_text": "half-written"},
+            "timestamp": utc_now(),
+            "recorded_at": utc_now(),
+            "recorded_ns": 1,
+        }
+    )
     await db.commit_async()
 
 

@@ -33,7 +33,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -75,18 +75,45 @@ AWAITING_OWNER: dict[str, tuple[set[str], Any]] = {
     # imported ids up across users, once per import. Fixed when events get "<user>:<event>" ids.
     "import: imported preference-event ids checked across users (events lack per-user _ids)": (
         {"interface", "driver"},
-        lambda q: (q.collection == "preference_events" and q.method == "find" and isinstance(q.filter, dict)
-                   and q.filter.get("user_id") == {"$ne": USER})),
+        lambda q: (
+            q.collection == "preference_events"
+            and q.method == "find"
+            and isinstance(q.filter, dict)
+            and q.filter.get("user_id") == {"$ne": USER}
+        ),
+    ),
 }
 
 # What the recorder knows how to read a filter from; any other public method of the storage
 # interface fails the test until it is taught here.
-INTERFACE_METHODS = {"find_one", "find", "count_documents", "aggregate", "insert_one", "update_one",
-                     "find_one_and_update", "replace_one", "delete_many", "count_by_user", "find_one_shared"}
+INTERFACE_METHODS = {
+    "find_one",
+    "find",
+    "count_documents",
+    "aggregate",
+    "insert_one",
+    "update_one",
+    "find_one_and_update",
+    "replace_one",
+    "delete_many",
+    "count_by_user",
+    "find_one_shared",
+}
 WHOLE_COLLECTION = {"count_by_user"}  # no filter: over every user (start-up's recount)
 NOT_IN_ONE_USER_CALLS = {"find_one_and_update", "aggregate", "count_by_user"}
-DRIVER_FILTER_FIRST = {"find_one", "find", "count_documents", "update_one", "update_many", "find_one_and_update",
-                       "find_one_and_replace", "find_one_and_delete", "replace_one", "delete_one", "delete_many"}
+DRIVER_FILTER_FIRST = {
+    "find_one",
+    "find",
+    "count_documents",
+    "update_one",
+    "update_many",
+    "find_one_and_update",
+    "find_one_and_replace",
+    "find_one_and_delete",
+    "replace_one",
+    "delete_one",
+    "delete_many",
+}
 DRIVER_DOCUMENT = {"insert_one"}
 DRIVER_PASSIVE = {"name", "full_name", "database", "with_options", "index_information", "codec_options"}
 
@@ -187,16 +214,20 @@ def _interface_filter(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
 
 
 def record_interface(monkeypatch: pytest.MonkeyPatch, recorder: Recorder) -> None:
-    public = {name for name, member in inspect.getmembers(TrackedCollection, inspect.iscoroutinefunction)
-              if not name.startswith("_")}
+    public = {
+        name
+        for name, member in inspect.getmembers(TrackedCollection, inspect.iscoroutinefunction)
+        if not name.startswith("_")
+    }
     untaught = public - INTERFACE_METHODS
     assert not untaught, f"new storage methods {sorted(untaught)}: teach this recorder where their filter is"
     for method in sorted(public):
         original = getattr(TrackedCollection, method)
 
         @functools.wraps(original)
-        async def recorded(self: TrackedCollection, *args: Any, __method: str = method, __original: Any = original,
-                           **kwargs: Any) -> Any:
+        async def recorded(
+            self: TrackedCollection, *args: Any, __method: str = method, __original: Any = original, **kwargs: Any
+        ) -> Any:
             inside = _inside.get()
             if id(self) in inside:
                 return await __original(self, *args, **kwargs)
@@ -267,7 +298,7 @@ class RecordingCaller(EnvelopeCaller):
 
 # --- the scenario ----------------------------------------------------------------------------
 
-T0 = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
 P = [playlist(300 + n) for n in range(7)]  # P[0] the worked one, P[5] the big one, P[6] other user's
 
 
@@ -281,43 +312,84 @@ def tracks(start: int, count: int) -> list[str]:
 
 async def _profile_and_events(call: RecordingCaller) -> None:
     assert (await call.ok("memory_get_profile", {"user_id": USER}))["version"] == 0
-    await call.error("memory_update_profile", {"user_id": USER, "patch": {"genres": ["jazz"]},
-                                               "create_if_missing": False}, "NOT_FOUND")
+    await call.error(
+        "memory_update_profile",
+        {"user_id": USER, "patch": {"genres": ["jazz"]}, "create_if_missing": False},
+        "NOT_FOUND",
+    )
     patch = {"genres": ["nordic jazz", "ambient"], "rules": {"avoid": ["christmas"]}}
     await call.ok("memory_update_profile", {"user_id": USER, "patch": patch, "reason": "onboarding"})
     await call.ok("memory_update_profile", {"user_id": USER, "patch": {"energy": "low"}, "source": "user"})
     assert (await call.ok("memory_update_profile", {"user_id": USER, "patch": patch}))["version"] == 2  # no-op
     for n, text in enumerate(["loves Esbjörn Svensson trio", "no vocals while working", "more fjord ambient"]):
-        await call.ok("memory_append_preference_event", {
-            "user_id": USER, "type": "like" if n != 1 else "rule", "payload": {"raw_text": text},
-            "source": "user", "timestamp": at(n),
-        })
+        await call.ok(
+            "memory_append_preference_event",
+            {
+                "user_id": USER,
+                "type": "like" if n != 1 else "rule",
+                "payload": {"raw_text": text},
+                "source": "user",
+                "timestamp": at(n),
+            },
+        )
     assert (await call.ok("memory_get_profile", {"user_id": USER}))["version"] == 2
 
 
 async def _playlists(call: RecordingCaller) -> None:
-    create = {"user_id": USER, "playlist_id": P[0], "name": "Deep focus", "track_ids": tracks(0, 30),
-              "intent_tags": ["focus", "instrumental"], "seed_context": {"genres": ["jazz"]},
-              "created_at": at(10), "idempotency_key": "create-deep-focus"}
+    create = {
+        "user_id": USER,
+        "playlist_id": P[0],
+        "name": "Deep focus",
+        "track_ids": tracks(0, 30),
+        "intent_tags": ["focus", "instrumental"],
+        "seed_context": {"genres": ["jazz"]},
+        "created_at": at(10),
+        "idempotency_key": "create-deep-focus",
+    }
     first = await call.ok("memory_log_playlist_create", create)
     assert await call.ok("memory_log_playlist_create", create) == first  # keyed retry
     await call.error("memory_log_playlist_create", {**create, "name": "Other"}, "CONFLICT")  # key reused
     unkeyed = {k: v for k, v in create.items() if k != "idempotency_key"}
     await call.error("memory_log_playlist_create", unkeyed, "CONFLICT")  # already logged
-    await call.error("memory_log_playlist_create", {**create, "idempotency_key": "create-deep-focus-2"},
-                     "CONFLICT")  # a fresh key claimed, then released: the playlist exists
+    await call.error(
+        "memory_log_playlist_create", {**create, "idempotency_key": "create-deep-focus-2"}, "CONFLICT"
+    )  # a fresh key claimed, then released: the playlist exists
     for n in range(1, 5):
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": P[n], "name": f"Mix {n}",
-                                                     "track_ids": tracks(100 * n, 3), "created_at": at(11 + n)})
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": USER,
+                "playlist_id": P[n],
+                "name": f"Mix {n}",
+                "track_ids": tracks(100 * n, 3),
+                "created_at": at(11 + n),
+            },
+        )
     # Large: past MEMORY_BUCKET_MAX_TRACK_IDS, so every change opens a bucket (rollover by size).
-    await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": P[5], "name": "Long drive",
-                                                 "track_ids": tracks(1000, 150), "created_at": at(20)})
-    await call.ok("memory_log_playlist_create", {"user_id": OTHER, "playlist_id": P[6], "name": "Other's",
-                                                 "track_ids": tracks(9000, 2), "created_at": at(20)})
+    await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": USER,
+            "playlist_id": P[5],
+            "name": "Long drive",
+            "track_ids": tracks(1000, 150),
+            "created_at": at(20),
+        },
+    )
+    await call.ok(
+        "memory_log_playlist_create",
+        {"user_id": OTHER, "playlist_id": P[6], "name": "Other's", "track_ids": tracks(9000, 2), "created_at": at(20)},
+    )
 
     def mutation(kind: str, payload: dict[str, Any], minute: int, **extra: Any) -> dict[str, Any]:
-        return {"user_id": USER, "playlist_id": P[0], "type": kind, "payload": payload, "timestamp": at(minute),
-                **extra}
+        return {
+            "user_id": USER,
+            "playlist_id": P[0],
+            "type": kind,
+            "payload": payload,
+            "timestamp": at(minute),
+            **extra,
+        }
 
     key = str(uuid.uuid4())
     keyed = mutation("ADD_TRACKS", {"track_ids": tracks(50, 2), "insert_at": 0}, 30, client_event_id=key)
@@ -329,58 +401,113 @@ async def _playlists(call: RecordingCaller) -> None:
     await call.ok("memory_log_playlist_mutation", mutation("REORDER", {"track_ids": current[::-1]}, 32))
     await call.ok("memory_log_playlist_mutation", mutation("UPDATE_META", {"name": "Deeper focus"}, 33))
     for minute in range(34, 42):  # snapshots every 3 changes: several buckets
-        await call.ok("memory_log_playlist_mutation", mutation("ADD_TRACKS", {"track_ids": tracks(70 + minute, 1)},
-                                                               minute))
+        await call.ok(
+            "memory_log_playlist_mutation", mutation("ADD_TRACKS", {"track_ids": tracks(70 + minute, 1)}, minute)
+        )
     refused = mutation("REORDER", {"track_ids": tracks(0, 1)}, 43, client_event_id=str(uuid.uuid4()))
     await call.error("memory_log_playlist_mutation", refused, "CONFLICT")  # not a permutation: key released
-    await call.error("memory_log_playlist_mutation", mutation("ADD_TRACKS", {"track_ids": tracks(1, 1)}, 5),
-                     "CONFLICT")  # before the last change
-    await call.error("memory_log_playlist_mutation", {**mutation("ADD_TRACKS", {"track_ids": tracks(1, 1)}, 50),
-                                                      "playlist_id": playlist(999)}, "NOT_FOUND")
-    big = {"user_id": USER, "playlist_id": P[5], "type": "ADD_TRACKS", "timestamp": at(45),
-           "payload": {"track_ids": tracks(2000, 250)}}  # kept on the document without its payload
+    await call.error(
+        "memory_log_playlist_mutation", mutation("ADD_TRACKS", {"track_ids": tracks(1, 1)}, 5), "CONFLICT"
+    )  # before the last change
+    await call.error(
+        "memory_log_playlist_mutation",
+        {**mutation("ADD_TRACKS", {"track_ids": tracks(1, 1)}, 50), "playlist_id": playlist(999)},
+        "NOT_FOUND",
+    )
+    big = {
+        "user_id": USER,
+        "playlist_id": P[5],
+        "type": "ADD_TRACKS",
+        "timestamp": at(45),
+        "payload": {"track_ids": tracks(2000, 250)},
+    }  # kept on the document without its payload
     await call.ok("memory_log_playlist_mutation", big)
     placed = {"track_ids": tracks(3000, 5), "positions": list(range(5))}
     await call.ok("memory_log_playlist_mutation", {**big, "timestamp": at(46), "payload": placed})
 
 
 async def _tracks(call: RecordingCaller) -> None:
-    await call.ok("memory_upsert_tracks", {"user_id": USER, "tracks": [
-        {"track_id": track(1), "name": "Deeper Focus", "artists": ["Svenson"], "duration_ms": 200_000, "energy": 0.3,
-         "genres": ["nordic jazz"]},
-        {"track_id": track(2), "name": "Fjord", "artists": ["Svenson"]}]})
+    await call.ok(
+        "memory_upsert_tracks",
+        {
+            "user_id": USER,
+            "tracks": [
+                {
+                    "track_id": track(1),
+                    "name": "Deeper Focus",
+                    "artists": ["Svenson"],
+                    "duration_ms": 200_000,
+                    "energy": 0.3,
+                    "genres": ["nordic jazz"],
+                },
+                {"track_id": track(2), "name": "Fjord", "artists": ["Svenson"]},
+            ],
+        },
+    )
     await call.ok("memory_resolve_track", {"user_id": USER, "text": "deeper focs"})
     await call.ok("memory_confirm_track", {"user_id": USER, "text": "that svenson one", "track_id": track(2)})
     await call.ok("memory_resolve_track", {"user_id": USER, "text": "that svenson one"})
     await call.ok("memory_check_playlist", {"user_id": USER, "track_ids": [track(1), track(2), track(3)]})
-    await call.ok("memory_check_playlist", {"user_id": USER, "track_ids": [track(1)],
-                                            "rules": {"max_tracks_per_artist": 1}})
+    await call.ok(
+        "memory_check_playlist", {"user_id": USER, "track_ids": [track(1)], "rules": {"max_tracks_per_artist": 1}}
+    )
 
 
 async def _moves(call: RecordingCaller) -> None:
     """Issue 10's ledger moves, each also aimed at the other user's playlist (NOT_FOUND)."""
-    await call.ok("memory_log_playlist_mutation", {"user_id": USER, "playlist_id": P[4], "type": "ADD_TRACKS",
-                                                   "payload": {"track_ids": tracks(400, 2)}, "timestamp": at(50)})
+    await call.ok(
+        "memory_log_playlist_mutation",
+        {
+            "user_id": USER,
+            "playlist_id": P[4],
+            "type": "ADD_TRACKS",
+            "payload": {"track_ids": tracks(400, 2)},
+            "timestamp": at(50),
+        },
+    )
     undone = await call.ok("memory_undo_last_mutation", {"user_id": USER, "playlist_id": P[4], "timestamp": at(51)})
-    await call.ok("memory_undo_last_mutation", {"user_id": USER, "playlist_id": P[4], "event_id": undone["event_id"],
-                                                "client_event_id": str(uuid.uuid4()), "timestamp": at(52)})
-    await call.ok("memory_resync_playlist", {"user_id": USER, "playlist_id": P[4], "track_ids": tracks(401, 3),
-                                             "timestamp": at(53)})
-    await call.ok("memory_fork_playlist", {"user_id": USER, "playlist_id": P[4], "new_playlist_id": playlist(40),
-                                           "at_time": at(50)})
+    await call.ok(
+        "memory_undo_last_mutation",
+        {
+            "user_id": USER,
+            "playlist_id": P[4],
+            "event_id": undone["event_id"],
+            "client_event_id": str(uuid.uuid4()),
+            "timestamp": at(52),
+        },
+    )
+    await call.ok(
+        "memory_resync_playlist",
+        {"user_id": USER, "playlist_id": P[4], "track_ids": tracks(401, 3), "timestamp": at(53)},
+    )
+    await call.ok(
+        "memory_fork_playlist",
+        {"user_id": USER, "playlist_id": P[4], "new_playlist_id": playlist(40), "at_time": at(50)},
+    )
     await call.ok("memory_diff_playlist", {"user_id": USER, "playlist_id": P[4], "from_time": at(1)})
     await call.ok("memory_get_playlist_timeline", {"user_id": USER, "playlist_id": P[4], "max_points": 10})
-    for tool, extra in (("memory_undo_last_mutation", {}), ("memory_resync_playlist", {"track_ids": tracks(1, 1)}),
-                        ("memory_fork_playlist", {"new_playlist_id": playlist(41)}),
-                        ("memory_diff_playlist", {"from_time": at(1)}), ("memory_get_playlist_timeline", {})):
+    for tool, extra in (
+        ("memory_undo_last_mutation", {}),
+        ("memory_resync_playlist", {"track_ids": tracks(1, 1)}),
+        ("memory_fork_playlist", {"new_playlist_id": playlist(41)}),
+        ("memory_diff_playlist", {"from_time": at(1)}),
+        ("memory_get_playlist_timeline", {}),
+    ):
         await call.error(tool, {"user_id": USER, "playlist_id": P[6], **extra}, "NOT_FOUND")
     await call.ok("memory_rotation_report", {"user_id": USER, "days": 30, "limit": 10})
     await call.ok("memory_feedback_summary", {"user_id": USER, "limit": 5})
     await call.ok("memory_get_context", {"user_id": USER, "budget_tokens": 800, "focus": "deeper focus"})
     await call.ok("memory_inspect", {"user_id": USER})
-    await call.ok("memory_record_choice", {"user_id": USER, "chose": {"kind": "track", "id": track(1)},
-                                           "over": {"kind": "track", "id": track(2), "name": "Fjord"},
-                                           "dimensions": ["energy"], "context": "focus music"})
+    await call.ok(
+        "memory_record_choice",
+        {
+            "user_id": USER,
+            "chose": {"kind": "track", "id": track(1)},
+            "over": {"kind": "track", "id": track(2), "name": "Fjord"},
+            "dimensions": ["energy"],
+            "context": "focus music",
+        },
+    )
     await call.ok("memory_explain", {"user_id": USER, "path": "Svenson"})
 
 
@@ -395,8 +522,9 @@ async def _reads(call: RecordingCaller, service: Any) -> None:
         items += page["items"]
         pages += 1
         if pages == 2:  # another user's cursor is no cursor of theirs
-            await call.error("memory_get_playlists", {"user_id": OTHER, "cursor": page["next_cursor"]},
-                             "INVALID_ARGUMENT")
+            await call.error(
+                "memory_get_playlists", {"user_id": OTHER, "cursor": page["next_cursor"]}, "INVALID_ARGUMENT"
+            )
         cursor = page["next_cursor"]
         if cursor is None:
             break
@@ -408,8 +536,9 @@ async def _reads(call: RecordingCaller, service: Any) -> None:
     await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": P[0]})
     middle = await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": P[0], "at_time": at(36)})
     assert middle["reconstruction"]["applied_event_count"] < 13
-    await call.error("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": P[0], "at_time": at(1)},
-                     "NOT_FOUND")
+    await call.error(
+        "memory_reconstruct_playlist", {"user_id": USER, "playlist_id": P[0], "at_time": at(1)}, "NOT_FOUND"
+    )
     for query in ("deeper focus", "svenson", '"no vocals"', "fjord", "nordic jazz", "nothingmatcheshere"):
         await call.ok("memory_search", {"user_id": USER, "query": query, "limit": 10})
 
@@ -420,8 +549,16 @@ async def _reads(call: RecordingCaller, service: Any) -> None:
     await raw.delete_one({"_id": head_id(USER, P[2])})
     await call.ok("memory_reconstruct_playlist", {"user_id": USER, "playlist_id": P[2]})
     await raw.update_one({"_id": head_id(USER, P[3])}, {"$set": {"seq": -1}})
-    await call.ok("memory_log_playlist_mutation", {"user_id": USER, "playlist_id": P[3], "type": "UPDATE_META",
-                                                   "payload": {"description": "rolled forward"}, "timestamp": at(60)})
+    await call.ok(
+        "memory_log_playlist_mutation",
+        {
+            "user_id": USER,
+            "playlist_id": P[3],
+            "type": "UPDATE_META",
+            "payload": {"description": "rolled forward"},
+            "timestamp": at(60),
+        },
+    )
     await _moves(call)
     await memories_scenario(call, USER, OTHER)
     await controls_scenario(call, USER)
@@ -451,11 +588,13 @@ async def _export_delete_import(call: RecordingCaller, recorder: Recorder, servi
     with recorder.during("cli: memory-service import"):
         counts = await service.transfer.import_counts(parts, USER)
     assert counts["playlists"] == 7  # six logged, one forked
-    replaced = await call.ok("memory_import_user_data", {"user_id": USER, "data": parts, "confirm": True,
-                                                          "replace": True})
+    replaced = await call.ok(
+        "memory_import_user_data", {"user_id": USER, "data": parts, "confirm": True, "replace": True}
+    )
     assert replaced["replaced"] and replaced["imported"] == counts
-    buckets = sum(len(p["plays"]) for p in parts) + sum(c["section"] == "play_bucket" and c["index"] == 0
-                                                       for p in parts for c in p["chunks"])
+    buckets = sum(len(p["plays"]) for p in parts) + sum(
+        c["section"] == "play_bucket" and c["index"] == 0 for p in parts for c in p["chunks"]
+    )
     assert (counts["memories"], counts["play_buckets"], counts["memory_aging"]) == (2, buckets, 2), counts
     await call.ok("memory_get_playlists", {"user_id": USER, "limit": 50})
     await call.ok("memory_search", {"user_id": USER, "query": "deeper focus"})
@@ -470,13 +609,18 @@ def _summary(queries: list[Query]) -> str:
     for q in queries:
         shapes[q.collection].add(f"{q.method} {q.shape}")
         calls[q.collection] += 1
-    return "\n".join(f"  {name}: {calls[name]} calls, {len(shapes[name])} distinct filters"
-                     for name in sorted(shapes))
+    return "\n".join(f"  {name}: {calls[name]} calls, {len(shapes[name])} distinct filters" for name in sorted(shapes))
 
 
 def _unscoped(queries: list[Query]) -> list[Query]:
-    return [q for q in queries if not q.scoped and q.phase not in EXEMPT_PHASES
-            and q.collection not in EXEMPT_COLLECTIONS and q.phase != "startup"]
+    return [
+        q
+        for q in queries
+        if not q.scoped
+        and q.phase not in EXEMPT_PHASES
+        and q.collection not in EXEMPT_COLLECTIONS
+        and q.phase != "startup"
+    ]
 
 
 def _assert_scoped(level: str, queries: list[Query]) -> None:
@@ -484,7 +628,8 @@ def _assert_scoped(level: str, queries: list[Query]) -> None:
     awaiting = {reason: test for reason, (levels, test) in AWAITING_OWNER.items() if level in levels}
     unexpected = [q for q in unscoped if not any(test(q) for test in awaiting.values())]
     assert not unexpected, f"{level}: storage calls of one-user paths without a user_id equality:\n" + "\n".join(
-        sorted({str(q) for q in unexpected}))
+        sorted({str(q) for q in unexpected})
+    )
     fixed = [reason for reason, test in awaiting.items() if not any(test(q) for q in unscoped)]
     assert not fixed, f"{level}: fixed, remove from AWAITING_OWNER: {fixed}"
 
@@ -492,8 +637,13 @@ def _assert_scoped(level: str, queries: list[Query]) -> None:
 async def _run(settings_factory: Any, monkeypatch: pytest.MonkeyPatch) -> tuple[Recorder, bool, set[str]]:
     recorder = Recorder()
     record_interface(monkeypatch, recorder)
-    settings = settings_factory(snapshot_every=3, bucket_max_track_ids=100, recent_events_cap=5,
-                                recent_snapshots_cap=2, export_part_bytes=10_000)
+    settings = settings_factory(
+        snapshot_every=3,
+        bucket_max_track_ids=100,
+        recent_events_cap=5,
+        recent_snapshots_cap=2,
+        export_part_bytes=10_000,
+    )
     async with connected(settings) as inner:
         listed = {tool.name for tool in (await inner.client.list_tools()).tools}
         driver = record_driver(inner.service, recorder)
@@ -519,8 +669,16 @@ async def test_every_one_user_call_filters_by_user_id_at_the_storage_interface(
     calls = [q for q in queries if q.phase not in ("startup", "scenario", *EXEMPT_PHASES)]
     print("\nstorage interface, one-user calls:\n" + _summary(calls))
     touched = {q.collection for q in calls}
-    assert touched >= {"profiles", "preference_events", "playlists", "playlist_history", "idempotency",
-                       "listing_cursors", "audit_log", "user_stats"}, touched
+    assert touched >= {
+        "profiles",
+        "preference_events",
+        "playlists",
+        "playlist_history",
+        "idempotency",
+        "listing_cursors",
+        "audit_log",
+        "user_stats",
+    }, touched
     assert {q.method for q in calls} >= INTERFACE_METHODS - NOT_IN_ONE_USER_CALLS
     _assert_scoped("interface", queries)
     assert all(q.phase != "scenario" for q in queries), "a storage call outside any tool call"

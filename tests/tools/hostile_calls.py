@@ -30,8 +30,10 @@ async def seed(call: EnvelopeCaller) -> None:
     for user in USERS:
         await call.ok("memory_update_profile", {"user_id": user, "patch": {"genres": ["polka"]}})
         for playlist_id in PLAYLISTS:
-            await call.ok("memory_log_playlist_create", {"user_id": user, "playlist_id": playlist_id,
-                                                         "name": "seeded", "track_ids": TRACKS[:4]})
+            await call.ok(
+                "memory_log_playlist_create",
+                {"user_id": user, "playlist_id": playlist_id, "name": "seeded", "track_ids": TRACKS[:4]},
+            )
 
 
 async def assert_still_serving(call: EnvelopeCaller, user: int) -> None:
@@ -41,10 +43,19 @@ async def assert_still_serving(call: EnvelopeCaller, user: int) -> None:
     updated = await call.ok("memory_update_profile", {"user_id": user, "patch": {"mood": "calm"}})
     assert (updated["version"], updated["profile"]) == (1, {"mood": "calm"}), updated
     pid, tracks = playlist(900), [track(901), track(902), track(903)]
-    await call.ok("memory_log_playlist_create", {"user_id": user, "playlist_id": pid, "name": "After the storm",
-                                                 "track_ids": tracks})
-    await call.ok("memory_log_playlist_mutation", {"user_id": user, "playlist_id": pid, "type": "ADD_TRACKS",
-                                                   "payload": {"track_ids": [track(904)], "insert_at": 1}})
+    await call.ok(
+        "memory_log_playlist_create",
+        {"user_id": user, "playlist_id": pid, "name": "After the storm", "track_ids": tracks},
+    )
+    await call.ok(
+        "memory_log_playlist_mutation",
+        {
+            "user_id": user,
+            "playlist_id": pid,
+            "type": "ADD_TRACKS",
+            "payload": {"track_ids": [track(904)], "insert_at": 1},
+        },
+    )
     rebuilt = await call.ok("memory_reconstruct_playlist", {"user_id": user, "playlist_id": pid})
     assert rebuilt["track_ids"] == [tracks[0], track(904), *tracks[1:]], rebuilt
     found = await call.ok("memory_search", {"user_id": user, "query": "storm"})
@@ -82,7 +93,7 @@ async def send_all(client: Client, tool: Tool, cases: list[Case], failures: list
     for case in cases:
         try:
             result = await client.call_tool(tool.name, case.arguments)
-        except Exception as exc:  # noqa: BLE001 - any raise is a finding, reported with the rest
+        except Exception as exc:
             failures.append(failure(tool.name, case, f"raised {exc!r}"[:500]))
             continue
         sent[tool.name] += 1

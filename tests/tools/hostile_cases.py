@@ -36,8 +36,11 @@ from tests.tools.schema_strategies import (
 USERS = [1, 2, 3]
 PLAYLISTS = [playlist(n) for n in range(1, 4)]
 TRACKS = [track(n) for n in range(1, 7)]
-HINTS = {"user_id": st.sampled_from(USERS), "playlist_id": st.sampled_from(PLAYLISTS),
-         "track_ids[]": st.sampled_from(TRACKS)}
+HINTS = {
+    "user_id": st.sampled_from(USERS),
+    "playlist_id": st.sampled_from(PLAYLISTS),
+    "track_ids[]": st.sampled_from(TRACKS),
+}
 
 # Deepest nesting the official clients carry: the SDK server's JSON parser refuses more than 200
 # levels with HTTP 400 (after which the official SSE client's sender stops), and the in-memory
@@ -52,8 +55,15 @@ HUGE = ("Hostile input: mötley crüe, naïve café 🎸 " * 30_000)[:1_000_000]
 MANY = 10_000
 FIXED_TIME = "2030-01-01T00:00:00Z"
 FIXED_UUID = "6f1c1a52-4a3e-4c1e-9d36-0b5b0d1f5a10"
-KNOWN: dict[str, Any] = {"user_id": USERS[0], "playlist_id": PLAYLISTS[0], "track_ids": [TRACKS[0]],
-                         "confirm": True, "query": "polka", "name": "hostile", "patch": {"hostile": True}}
+KNOWN: dict[str, Any] = {
+    "user_id": USERS[0],
+    "playlist_id": PLAYLISTS[0],
+    "track_ids": [TRACKS[0]],
+    "confirm": True,
+    "query": "polka",
+    "name": "hostile",
+    "patch": {"hostile": True},
+}
 
 
 @dataclass(frozen=True)
@@ -73,8 +83,13 @@ def collect(strategy: st.SearchStrategy[Any], examples: int, run: int = 0) -> li
     found: list[Any] = []
 
     @seed(run)
-    @settings(max_examples=examples, database=None, deadline=None, suppress_health_check=list(HealthCheck),
-              phases=[Phase.generate])
+    @settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        phases=[Phase.generate],
+    )
     @given(strategy)
     def gather(value: Any) -> None:
         found.append(value)
@@ -143,8 +158,10 @@ def variants(schema: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any
         conditions = branch.get("if", {}).get("properties", {})
         forced = {name: sub["const"] for name, sub in conditions.items() if "const" in sub}
         if forced:
-            narrowed = {name: {**properties.get(name, {}), **sub}
-                        for name, sub in branch.get("then", {}).get("properties", {}).items()}
+            narrowed = {
+                name: {**properties.get(name, {}), **sub}
+                for name, sub in branch.get("then", {}).get("properties", {}).items()
+            }
             found.append((minimal_object(schema, forced), {**properties, **narrowed}))
     return found
 
@@ -165,21 +182,37 @@ def field_cases(name: str, schema: dict[str, Any], deep: int) -> list[tuple[str,
     if "string" in kinds:
         out += [("1 MB string", HUGE), ("lone surrogate", "\ud800x"), ("NUL", "a\x00b" * 5)]
     if "integer" in kinds or "number" in kinds:
-        out += [("Infinity", math.inf), ("2^64", 2**64), ("-2^63-1", -(2**63) - 1), ("10^100", 10**100),
-                ("true", True), ("1.0", 1.0), ("1e308", 1e308)]
+        out += [
+            ("Infinity", math.inf),
+            ("2^64", 2**64),
+            ("-2^63-1", -(2**63) - 1),
+            ("10^100", 10**100),
+            ("true", True),
+            ("1.0", 1.0),
+            ("1e308", 1e308),
+        ]
     if "array" in kinds:
         items = schema.get("items", {})
-        out += [(f"{MANY:,} distinct valid items", _distinct_items(items, MANY)),
-                (f"{MANY + 1:,} distinct valid items", _distinct_items(items, MANY + 1)),
-                (f"{MANY:,} copies of one item", [minimal(items, f"{name}[]")] * MANY),
-                (f"{MANY:,} NaNs", [math.nan] * MANY), (f"{MANY:,} nulls", [None] * MANY),
-                ("one 1 MB item", [HUGE]), (f"{MANY:,} nested lists", [[[]]] * MANY)]
+        out += [
+            (f"{MANY:,} distinct valid items", _distinct_items(items, MANY)),
+            (f"{MANY + 1:,} distinct valid items", _distinct_items(items, MANY + 1)),
+            (f"{MANY:,} copies of one item", [minimal(items, f"{name}[]")] * MANY),
+            (f"{MANY:,} NaNs", [math.nan] * MANY),
+            (f"{MANY:,} nulls", [None] * MANY),
+            ("one 1 MB item", [HUGE]),
+            (f"{MANY:,} nested lists", [[[]]] * MANY),
+        ]
     if "object" in kinds:
-        out += [(f"nested {deep} levels", nested(deep)), ("1 MB value", {"text": HUGE}),
-                (f"{MANY:,} keys", {f"k{i}": i for i in range(MANY)}),
-                ("non-finite and huge numbers", {"nan": math.nan, "inf": math.inf, "big": 2**64}),
-                ("operator keys", {"$set": {"x": 1}, "a.b": 1}), ("NUL in a key", {"a\x00b": 1}),
-                ("lone surrogate in a key", {"a\ud800": 1}), (f"{MANY:,}-item list inside", {"l": [1] * MANY})]
+        out += [
+            (f"nested {deep} levels", nested(deep)),
+            ("1 MB value", {"text": HUGE}),
+            (f"{MANY:,} keys", {f"k{i}": i for i in range(MANY)}),
+            ("non-finite and huge numbers", {"nan": math.nan, "inf": math.inf, "big": 2**64}),
+            ("operator keys", {"$set": {"x": 1}, "a.b": 1}),
+            ("NUL in a key", {"a\x00b": 1}),
+            ("lone surrogate in a key", {"a\ud800": 1}),
+            (f"{MANY:,}-item list inside", {"l": [1] * MANY}),
+        ]
     return out
 
 
@@ -193,12 +226,19 @@ def handmade(schema: dict[str, Any], deep: int = DEEP_SDK) -> list[Case]:
             inner = base.get(name)
             for sub_name, sub_schema in sub.get("properties", {}).items() if isinstance(inner, dict) else []:
                 for label, value in field_cases(sub_name, sub_schema, deep):
-                    out.append(Case("hand-made", f"{tag}: {name}.{sub_name} = {label}",
-                                    {**base, name: {**inner, sub_name: value}}))
+                    out.append(
+                        Case(
+                            "hand-made",
+                            f"{tag}: {name}.{sub_name} = {label}",
+                            {**base, name: {**inner, sub_name: value}},
+                        )
+                    )
     base = variants(schema)[0][0]
-    out += [Case("hand-made", "no arguments", {}),
-            Case("hand-made", f"{MANY:,} unknown fields", {**base, **{f"extra_{i}": i for i in range(MANY)}}),
-            Case("hand-made", "every field NaN", {name: math.nan for name in schema.get("properties", {})})]
+    out += [
+        Case("hand-made", "no arguments", {}),
+        Case("hand-made", f"{MANY:,} unknown fields", {**base, **{f"extra_{i}": i for i in range(MANY)}}),
+        Case("hand-made", "every field NaN", dict.fromkeys(schema.get("properties", {}), math.nan)),
+    ]
     return out
 
 
@@ -211,9 +251,11 @@ def _generated(schema: dict[str, Any], sizes: tuple[int, int, int], run: int) ->
     valid base with all its mutations, plus a few valid and a few random sets."""
     valid, mutated, random = sizes
     examples = max(1, -(-mutated // mutations_per_base(schema)))
-    strategy = st.tuples(batches(valid_arguments(schema, HINTS), -(-valid // examples)),
-                         mutated_arguments(schema, HINTS),
-                         batches(random_arguments(schema), -(-random // examples)))
+    strategy = st.tuples(
+        batches(valid_arguments(schema, HINTS), -(-valid // examples)),
+        mutated_arguments(schema, HINTS),
+        batches(random_arguments(schema), -(-random // examples)),
+    )
     out: list[Case] = []
     for valid_sets, mutated_sets, random_sets in collect(strategy, examples, run):
         out += [Case("valid", "schema-valid", a) for a in valid_sets]
@@ -222,8 +264,13 @@ def _generated(schema: dict[str, Any], sizes: tuple[int, int, int], run: int) ->
     return out
 
 
-def cases_for(schema: dict[str, Any], sizes: tuple[int, int, int] = (40, 150, 40), deep: int = DEEP_SDK,
-              at_least: int = 0, with_handmade: bool = True) -> list[Case]:
+def cases_for(
+    schema: dict[str, Any],
+    sizes: tuple[int, int, int] = (40, 150, 40),
+    deep: int = DEEP_SDK,
+    at_least: int = 0,
+    with_handmade: bool = True,
+) -> list[Case]:
     """Every set for one tool, without duplicates: generated (about ``sizes`` valid, mutated and
     random sets) and hand-made. A tool with few fields yields many duplicates (dropping its one
     required field always gives ``{}``): further runs with other seeds add sets until there are

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from jsonschema.protocols import Validator
 from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
@@ -41,9 +41,11 @@ def refs(node: Any) -> Iterator[str]:
 
 def unresolvable_refs(schema: dict[str, Any]) -> list[str]:
     """Every ``$ref`` that does not resolve within the document alone (no other resource known)."""
-    resolver = Registry().with_resource(
-        PUBLISHED_URI, Resource.from_contents(schema, default_specification=DRAFT202012)
-    ).resolver(PUBLISHED_URI)
+    resolver = (
+        Registry()
+        .with_resource(PUBLISHED_URI, Resource.from_contents(schema, default_specification=DRAFT202012))
+        .resolver(PUBLISHED_URI)
+    )
     missing = []
     for ref in refs(schema):
         try:

@@ -86,8 +86,11 @@ class RawSession:
         return await self.request("tools/call", f'{{"name":{json.dumps(name)},"arguments":{arguments_json}}}')
 
     async def initialize(self) -> None:
-        params = {"protocolVersion": LATEST_HANDSHAKE_VERSION, "capabilities": {},
-                  "clientInfo": {"name": "hostile-raw-client", "version": "0"}}
+        params = {
+            "protocolVersion": LATEST_HANDSHAKE_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "hostile-raw-client", "version": "0"},
+        }
         answer = await self.request("initialize", json.dumps(params))
         assert answer.message is not None and "result" in answer.message, f"initialize failed: {answer}"
         status = await self.post(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
@@ -106,7 +109,7 @@ async def _sse_lines(chunks: AsyncIterator[str]) -> AsyncIterator[str]:
             if cut < 0 or (pending[cut] == "\r" and cut == len(pending) - 1):
                 break  # no end of line yet, or a CR that a LF in the next chunk may complete
             yield pending[:cut]
-            pending = pending[cut + (2 if pending.startswith("\r\n", cut) else 1):]
+            pending = pending[cut + (2 if pending.startswith("\r\n", cut) else 1) :]
     if pending:
         yield pending
 
@@ -134,13 +137,15 @@ async def _sse_events(lines: AsyncIterator[str]) -> AsyncIterator[tuple[str, str
 async def raw_sse_session(base_url: str) -> AsyncIterator[RawSession]:
     """An initialized MCP session over ``GET /sse`` driven with hand-written request bodies."""
     timeout = httpx.Timeout(CALL_TIMEOUT, read=None)  # the event stream stays open between answers
-    async with httpx.AsyncClient(base_url=base_url, timeout=timeout) as http:
-        async with http.stream("GET", "/sse", headers={"Accept": "text/event-stream"}) as stream:
-            assert stream.status_code == 200, f"GET /sse answered HTTP {stream.status_code}"
-            events = _sse_events(_sse_lines(stream.aiter_text()))
-            with anyio.fail_after(CALL_TIMEOUT):
-                kind, endpoint = await anext(events)
-            assert kind == "endpoint", f"first SSE event is {kind!r}, not the message endpoint"
-            session = RawSession(http, events, urljoin(base_url + "/", endpoint))
-            await session.initialize()
-            yield session
+    async with (
+        httpx.AsyncClient(base_url=base_url, timeout=timeout) as http,
+        http.stream("GET", "/sse", headers={"Accept": "text/event-stream"}) as stream,
+    ):
+        assert stream.status_code == 200, f"GET /sse answered HTTP {stream.status_code}"
+        events = _sse_events(_sse_lines(stream.aiter_text()))
+        with anyio.fail_after(CALL_TIMEOUT):
+            kind, endpoint = await anext(events)
+        assert kind == "endpoint", f"first SSE event is {kind!r}, not the message endpoint"
+        session = RawSession(http, events, urljoin(base_url + "/", endpoint))
+        await session.initialize()
+        yield session

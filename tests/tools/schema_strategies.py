@@ -20,8 +20,24 @@ from jsonschema import Draft202012Validator
 
 IGNORED = {"$schema", "$id", "title", "description", "default", "examples", "$comment"}
 SUPPORTED = IGNORED | {
-    "type", "properties", "required", "additionalProperties", "enum", "const", "minLength", "maxLength",
-    "minimum", "maximum", "minItems", "maxItems", "items", "format", "allOf", "if", "then", "pattern",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "enum",
+    "const",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "items",
+    "format",
+    "allOf",
+    "if",
+    "then",
+    "pattern",
 }
 Hints = Mapping[str, st.SearchStrategy[Any]]  # property name ("name[]" for its items) → extra values
 
@@ -47,33 +63,97 @@ def check_supported(schema: Any, where: str = "(root)") -> None:
 # --- JSON values -----------------------------------------------------------------------------
 
 _keys = st.text(max_size=12)
-_plain_scalars = st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.text(max_size=24) | st.floats(
-    allow_nan=False, allow_infinity=False)
-plain_json = st.recursive(_plain_scalars, lambda inner: st.lists(inner, max_size=4)
-                          | st.dictionaries(_keys, inner, max_size=4), max_leaves=12)
+_plain_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**40), 2**40)
+    | st.text(max_size=24)
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
+plain_json = st.recursive(
+    _plain_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_keys, inner, max_size=4), max_leaves=12
+)
 
 HOSTILE_CONSTANTS: list[Any] = [
-    math.nan, math.inf, -math.inf, -0.0, 5e-324, 1e308, 1.0, 1.5, 0, -1,
-    2**31, 2**53 + 1, 2**63 - 1, 2**63, 2**64, -(2**63) - 1, 10**100, -(10**100),
-    True, False, None, "", " ", "\x00", "\ud800", "\udfff\ud800", "\u202e\u200b\ufeff", "𝄞" * 40, "a" * 10_000,
-    "null", "NaN", "-Infinity", "1", "true", "{}", "[]", "$where", "a.b", "../../etc/passwd", "' OR 1=1 --",
-    "2025-13-45T99:99:99Z", "0000-01-01T00:00:00Z", "9999-12-31T23:59:59-23:59", "0001-01-01T00:00:00+23:59",
-    "2025-06-30T23:59:60Z", "2025-01-01T00:00:00+24:00", "2025-01-01T00:00:00.1234567890123Z",
-    "00000000-0000-0000-0000-000000000000", "00000000-0000-0000-0000-00000000000G",
-    [], [None], [[[[]]]], list(range(64)), {}, {"": ""}, {"$set": {"a": 1}}, {"a\x00b": 1}, {"a.b": {"$gt": ""}},
-    {"$ref": "#"}, {"__proto__": {"x": 1}}, {"track_ids": None}, {"track_ids": [None]},
+    math.nan,
+    math.inf,
+    -math.inf,
+    -0.0,
+    5e-324,
+    1e308,
+    1.0,
+    1.5,
+    0,
+    -1,
+    2**31,
+    2**53 + 1,
+    2**63 - 1,
+    2**63,
+    2**64,
+    -(2**63) - 1,
+    10**100,
+    -(10**100),
+    True,
+    False,
+    None,
+    "",
+    " ",
+    "\x00",
+    "\ud800",
+    "\udfff\ud800",
+    "\u202e\u200b\ufeff",
+    "𝄞" * 40,
+    "a" * 10_000,
+    "null",
+    "NaN",
+    "-Infinity",
+    "1",
+    "true",
+    "{}",
+    "[]",
+    "$where",
+    "a.b",
+    "../../etc/passwd",
+    "' OR 1=1 --",
+    "2025-13-45T99:99:99Z",
+    "0000-01-01T00:00:00Z",
+    "9999-12-31T23:59:59-23:59",
+    "0001-01-01T00:00:00+23:59",
+    "2025-06-30T23:59:60Z",
+    "2025-01-01T00:00:00+24:00",
+    "2025-01-01T00:00:00.1234567890123Z",
+    "00000000-0000-0000-0000-000000000000",
+    "00000000-0000-0000-0000-00000000000G",
+    [],
+    [None],
+    [[[[]]]],
+    list(range(64)),
+    {},
+    {"": ""},
+    {"$set": {"a": 1}},
+    {"a\x00b": 1},
+    {"a.b": {"$gt": ""}},
+    {"$ref": "#"},
+    {"__proto__": {"x": 1}},
+    {"track_ids": None},
+    {"track_ids": [None]},
 ]
 # Lone surrogates too: text the service must refuse rather than fail to encode.
 _hostile_text = st.text(alphabet=st.characters() | st.characters(categories=["Cs"]), max_size=40)
-_hostile_scalars = (st.sampled_from(HOSTILE_CONSTANTS) | st.floats() | st.integers(-(2**80), 2**80)
-                    | _hostile_text | _plain_scalars)
+_hostile_scalars = (
+    st.sampled_from(HOSTILE_CONSTANTS) | st.floats() | st.integers(-(2**80), 2**80) | _hostile_text | _plain_scalars
+)
 # Small trees: Hypothesis' cost grows with every value drawn, and size is covered by the
 # hand-made cases (1 MB strings, 10,000-item arrays, deep nesting).
-hostile_json = st.recursive(_hostile_scalars, lambda inner: st.lists(inner, max_size=4)
-                            | st.dictionaries(_keys | _hostile_text, inner, max_size=4), max_leaves=6)
+hostile_json = st.recursive(
+    _hostile_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_keys | _hostile_text, inner, max_size=4),
+    max_leaves=6,
+)
 
 
 # --- valid instances -------------------------------------------------------------------------
+
 
 @st.composite
 def _date_time(draw: st.DrawFn) -> str:
@@ -158,8 +238,10 @@ def _object(schema: dict[str, Any], hints: Hints) -> st.SearchStrategy[dict[str,
         if "if" not in branch:
             raise UnsupportedSchema("allOf members other than if/then are not generated")
         then = branch.get("then", {})
-        narrowed = {name: valid_values({**properties.get(name, {}), **sub}, name, hints)
-                    for name, sub in then.get("properties", {}).items()}
+        narrowed = {
+            name: valid_values({**properties.get(name, {}), **sub}, name, hints)
+            for name, sub in then.get("properties", {}).items()
+        }
         branches.append((Draft202012Validator(branch["if"]).is_valid, narrowed, set(then.get("required", []))))
 
     @st.composite
@@ -186,12 +268,23 @@ def valid_arguments(schema: dict[str, Any], hints: Hints | None = None) -> st.Se
 
 # --- invalid and random instances --------------------------------------------------------------
 
+
 def violations(schema: dict[str, Any]) -> list[Any]:
     """Values that break ``schema`` at its own level: wrong types and each bound just crossed."""
     kinds = set(_types(schema))
-    out: list[Any] = [value for value, kind in [
-        ("1", "string"), (1, "integer"), (1.5, "number"), (True, "boolean"), (None, "null"), ([], "array"),
-        ({}, "object")] if kind not in kinds and not (kind == "integer" and "number" in kinds)]
+    out: list[Any] = [
+        value
+        for value, kind in [
+            ("1", "string"),
+            (1, "integer"),
+            (1.5, "number"),
+            (True, "boolean"),
+            (None, "null"),
+            ([], "array"),
+            ({}, "object"),
+        ]
+        if kind not in kinds and not (kind == "integer" and "number" in kinds)
+    ]
     if "integer" in kinds:
         out += [1.0, math.nan, math.inf, 2**63, 2**64, -(2**63) - 1, 10**100]
         out += [schema["minimum"] - 1] if "minimum" in schema else []
@@ -254,8 +347,9 @@ def mutated_arguments(schema: dict[str, Any], hints: Hints | None = None) -> st.
     properties: dict[str, Any] = schema.get("properties", {})
     crossed = {name: st.sampled_from(violations(sub)) for name, sub in properties.items() if violations(sub)}
     unknown_keys = _keys.filter(lambda k: k not in properties)
-    overlay = st.dictionaries(st.sampled_from(sorted(properties) or ["x"]) | _keys, hostile_json,
-                              min_size=1, max_size=4)
+    overlay = st.dictionaries(
+        st.sampled_from(sorted(properties) or ["x"]) | _keys, hostile_json, min_size=1, max_size=4
+    )
     repeat = _repeat(schema)
 
     @st.composite

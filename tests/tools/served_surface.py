@@ -41,8 +41,9 @@ async def served_surface() -> str:
     surface: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as folder:
         for style in ("plain", "dotted"):
-            settings = Settings(data_dir=Path(folder) / style, tool_names=style, semantic_search="off",
-                                search_warmup=False)
+            settings = Settings(
+                data_dir=Path(folder) / style, tool_names=style, semantic_search="off", search_warmup=False
+            )
             surface[style] = await _listed(settings)
     surface["schema_files"] = {
         path.name: hashlib.sha256(path.read_bytes()).hexdigest() for path in sorted(SCHEMAS.glob("*.json"))

@@ -11,12 +11,12 @@ import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from service.transfer.memories import SECTIONS as MEMORY_SECTIONS
 from service.settings import Settings
+from service.transfer.memories import SECTIONS as MEMORY_SECTIONS
 from tests.support import Caller, connected, playlist, track
 from tests.tools.contract import assert_valid_error, assert_valid_success
 
@@ -48,7 +48,7 @@ def cli_export(settings: Settings, user_id: int, out: Path) -> dict[str, Any]:
 
 
 def at(minutes: int) -> str:
-    moment = datetime(2025, 1, 1, tzinfo=timezone.utc) + timedelta(minutes=minutes)
+    moment = datetime(2025, 1, 1, tzinfo=UTC) + timedelta(minutes=minutes)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.000Z")
 
 
@@ -90,9 +90,13 @@ async def export_parts(call: Caller, user_id: int, between: Any = None) -> list[
         assert envelope == raw.structured_content
         result = assert_valid_success("memory.export_user_data", envelope)
         # What an SSE client receives: the JSON-RPC response carrying both renderings.
-        message = json.dumps({
-            "jsonrpc": "2.0", "id": 1, "result": raw.model_dump(mode="json", by_alias=True, exclude_none=True),
-        })
+        message = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "result": raw.model_dump(mode="json", by_alias=True, exclude_none=True),
+            }
+        )
         parts.append((result, len(text.encode()), len(message.encode())))
         cursor = result["data"]["continuation"]["next_cursor"]
         if cursor is None:
@@ -106,8 +110,15 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Join continuation parts into one document, asserting nothing is repeated.
 
     A piece larger than a part arrives as ``chunks``: consecutive slices of its JSON text."""
-    out: dict[str, Any] = {"format": FORMAT, "profile": None, "preference_events": [], "playlists": [], "tracks": [],
-                           "track_choices": [], **{name: [] for name in MEMORY_SECTIONS.values()}}
+    out: dict[str, Any] = {
+        "format": FORMAT,
+        "profile": None,
+        "preference_events": [],
+        "playlists": [],
+        "tracks": [],
+        "track_choices": [],
+        **{name: [] for name in MEMORY_SECTIONS.values()},
+    }
     profiles = 0
 
     by_pid: dict[str, dict[str, Any]] = {}
@@ -182,7 +193,9 @@ def reassemble(parts: list[dict[str, Any]]) -> dict[str, Any]:
 # --- 1. completeness -------------------------------------------------------------------------
 
 
-async def test_export_has_all_history_even_where_capped_arrays_dropped_it(settings_factory: Any, tmp_path: Path) -> None:
+async def test_export_has_all_history_even_where_capped_arrays_dropped_it(
+    settings_factory: Any, tmp_path: Path
+) -> None:
     settings = settings_factory(snapshot_every=3, recent_events_cap=3, recent_snapshots_cap=2)
     pid, other = playlist(1), playlist(2)
     patches = [
@@ -197,17 +210,37 @@ async def test_export_has_all_history_even_where_capped_arrays_dropped_it(settin
             await call.ok("memory_update_profile", {"user_id": 1, "patch": patch, "reason": reason, "source": source})
         pref_events = {}
         for n in range(7):
-            args = {"user_id": 1, "type": ["like", "dislike", "rule", "feedback", "note"][n % 5],
-                    "payload": {"raw_text": f"preference number {n}", "n": n}, "timestamp": at(n)}
+            args = {
+                "user_id": 1,
+                "type": ["like", "dislike", "rule", "feedback", "note"][n % 5],
+                "payload": {"raw_text": f"preference number {n}", "n": n},
+                "timestamp": at(n),
+            }
             pref_events[(await call.ok("memory_append_preference_event", args))["event_id"]] = args
-        created = await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": pid, "name": "Ledger", "description": "long history",
-            "track_ids": [track(i) for i in range(5)], "intent_tags": ["history"], "seed_context": {"why": "test"},
-            "created_at": at(0), "idempotency_key": "ledger-create-1",
-        })
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": other, "name": "Untouched", "track_ids": [track(100)], "created_at": at(0),
-        })
+        created = await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": pid,
+                "name": "Ledger",
+                "description": "long history",
+                "track_ids": [track(i) for i in range(5)],
+                "intent_tags": ["history"],
+                "seed_context": {"why": "test"},
+                "created_at": at(0),
+                "idempotency_key": "ledger-create-1",
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": other,
+                "name": "Untouched",
+                "track_ids": [track(100)],
+                "created_at": at(0),
+            },
+        )
         state = [track(i) for i in range(5)]
         expected_events: list[dict[str, Any]] = []
         snapshot_ids = [created["snapshot_id"]]
@@ -226,14 +259,22 @@ async def test_export_has_all_history_even_where_capped_arrays_dropped_it(settin
             else:
                 payload = {"name": f"Ledger v{i}", "intent_tags": ["history", f"v{i}"]}
             next_track += 2
-            result = await call.ok("memory_log_playlist_mutation", {
-                "user_id": 1, "playlist_id": pid, "type": kind, "payload": payload, "timestamp": at(10 + i),
-                **({"client_event_id": f"00000000-0000-4000-8000-{i:012d}"} if i % 3 == 0 else {}),
-            })
+            result = await call.ok(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "type": kind,
+                    "payload": payload,
+                    "timestamp": at(10 + i),
+                    **({"client_event_id": f"00000000-0000-4000-8000-{i:012d}"} if i % 3 == 0 else {}),
+                },
+            )
             state = apply(state, kind, payload)
             states_after[i + 1] = list(state)
-            expected_events.append({"event_id": result["event_id"], "type": kind, "payload": payload,
-                                    "timestamp": at(10 + i)})
+            expected_events.append(
+                {"event_id": result["event_id"], "type": kind, "payload": payload, "timestamp": at(10 + i)}
+            )
             if result.get("new_snapshot_id"):
                 snapshot_ids.append(result["new_snapshot_id"])
         now = await call.ok("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid})
@@ -254,12 +295,18 @@ async def test_export_has_all_history_even_where_capped_arrays_dropped_it(settin
     assert profile["version"] == 5
     history = profile["history"]
     assert [h["version"] for h in history] == [1, 2, 3, 4, 5]
-    assert [(h["patch"], h["reason"], h["source"]) for h in history] == patches and all(h["applied_at"] for h in history)
+    assert [(h["patch"], h["reason"], h["source"]) for h in history] == patches and all(
+        h["applied_at"] for h in history
+    )
 
     assert {e["event_id"] for e in data["preference_events"]} == set(pref_events)
     for event in data["preference_events"]:
         sent = pref_events[event["event_id"]]
-        assert (event["type"], event["payload"], event["timestamp"]) == (sent["type"], sent["payload"], sent["timestamp"])
+        assert (event["type"], event["payload"], event["timestamp"]) == (
+            sent["type"],
+            sent["payload"],
+            sent["timestamp"],
+        )
 
     by_id = {p["playlist_id"]: p for p in data["playlists"]}
     assert set(by_id) == {pid, other}
@@ -292,46 +339,95 @@ SMALL = [playlist(7001 + i) for i in range(3)]
 async def build_large_user(call: Caller, user_id: int) -> dict[str, Any]:
     """A 10,000-track playlist of 80-character IDs (with a full reorder), plus many events."""
     big = [long_track(i) for i in range(10_000)]
-    await call.ok("memory_log_playlist_create", {
-        "user_id": user_id, "playlist_id": BIG, "name": "Everything", "track_ids": big,
-        "seed_context": {"note": "the big one"},
-    })
+    await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": user_id,
+            "playlist_id": BIG,
+            "name": "Everything",
+            "track_ids": big,
+            "seed_context": {"note": "the big one"},
+        },
+    )
     moments: dict[str, list[str]] = {BIG: [], **{p: [] for p in SMALL}}
     for i in range(8):
         kind = "REMOVE_TRACKS" if i % 2 == 0 else "ADD_TRACKS"
-        payload = {"track_ids": [big[i]]} if kind == "REMOVE_TRACKS" else {"track_ids": [long_track(20_000 + i)], "insert_at": 17}
-        result = await call.ok("memory_log_playlist_mutation", {
-            "user_id": user_id, "playlist_id": BIG, "type": kind, "payload": payload,
-        })
+        payload = (
+            {"track_ids": [big[i]]}
+            if kind == "REMOVE_TRACKS"
+            else {"track_ids": [long_track(20_000 + i)], "insert_at": 17}
+        )
+        result = await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": user_id,
+                "playlist_id": BIG,
+                "type": kind,
+                "payload": payload,
+            },
+        )
         big = apply(big, kind, payload)
         moments[BIG].append(result["timestamp"])
     # One realistic large event: the whole playlist in a new order (about 830 kB of IDs).
-    result = await call.ok("memory_log_playlist_mutation", {
-        "user_id": user_id, "playlist_id": BIG, "type": "REORDER", "payload": {"track_ids": big[::-1]},
-    })
+    result = await call.ok(
+        "memory_log_playlist_mutation",
+        {
+            "user_id": user_id,
+            "playlist_id": BIG,
+            "type": "REORDER",
+            "payload": {"track_ids": big[::-1]},
+        },
+    )
     moments[BIG].append(result["timestamp"])
     for version in range(30):
-        await call.ok("memory_update_profile", {
-            "user_id": user_id, "patch": {"version_note": f"note {version} " + "x" * 200}, "reason": f"patch {version}",
-        })
+        await call.ok(
+            "memory_update_profile",
+            {
+                "user_id": user_id,
+                "patch": {"version_note": f"note {version} " + "x" * 200},
+                "reason": f"patch {version}",
+            },
+        )
     for n in range(120):
-        await call.ok("memory_append_preference_event", {
-            "user_id": user_id, "type": "note", "payload": {"raw_text": f"event {n}: " + "words " * 50, "n": n},
-        })
+        await call.ok(
+            "memory_append_preference_event",
+            {
+                "user_id": user_id,
+                "type": "note",
+                "payload": {"raw_text": f"event {n}: " + "words " * 50, "n": n},
+            },
+        )
     for index, pid in enumerate(SMALL):
         tracks = [track(index * 100 + i) for i in range(20)]
-        await call.ok("memory_log_playlist_create", {
-            "user_id": user_id, "playlist_id": pid, "name": f"Small {index}", "track_ids": tracks,
-            "description": f"small playlist {index}", "intent_tags": ["small"],
-        })
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": user_id,
+                "playlist_id": pid,
+                "name": f"Small {index}",
+                "track_ids": tracks,
+                "description": f"small playlist {index}",
+                "intent_tags": ["small"],
+            },
+        )
         for i in range(25):
             kind = ["ADD_TRACKS", "REMOVE_TRACKS", "UPDATE_META"][i % 3]
-            payload = ({"track_ids": [track(5000 + i)], "insert_at": 0} if kind == "ADD_TRACKS"
-                       else {"track_ids": [tracks[i % 20]]} if kind == "REMOVE_TRACKS"
-                       else {"description": f"edit {i}"})
-            result = await call.ok("memory_log_playlist_mutation", {
-                "user_id": user_id, "playlist_id": pid, "type": kind, "payload": payload,
-            })
+            payload = (
+                {"track_ids": [track(5000 + i)], "insert_at": 0}
+                if kind == "ADD_TRACKS"
+                else {"track_ids": [tracks[i % 20]]}
+                if kind == "REMOVE_TRACKS"
+                else {"description": f"edit {i}"}
+            )
+            result = await call.ok(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": user_id,
+                    "playlist_id": pid,
+                    "type": kind,
+                    "payload": payload,
+                },
+            )
             moments[pid].append(result["timestamp"])
     return moments
 
@@ -346,7 +442,9 @@ async def views(call: Caller, user_id: int, moments: dict[str, list[str]]) -> di
             args = {"user_id": user_id, "playlist_id": pid, **({"at_time": moment} if moment else {})}
             states.append((await call.ok("memory_reconstruct_playlist", args))["track_ids"])
         out[pid] = states
-        detail = await call.ok("memory_get_playlist", {"user_id": user_id, "playlist_id": pid, "include_events_limit": 500})
+        detail = await call.ok(
+            "memory_get_playlist", {"user_id": user_id, "playlist_id": pid, "include_events_limit": 500}
+        )
         detail["playlist"].pop("user_id")
         out[pid + ":detail"] = {"playlist": detail["playlist"], "events": detail["recent_events"]}
     listed = (await call.ok("memory_get_playlists", {"user_id": user_id, "limit": 200}))["items"]
@@ -365,14 +463,28 @@ async def test_large_export_comes_in_parts_that_reassemble_and_import(settings_f
     async def write_between(n: int) -> None:
         # Writes after the first part must not leak into later parts (the export is as of part 1).
         if n == 2:
-            await call.ok("memory_append_preference_event", {"user_id": 1, "type": "note", "payload": {"raw_text": "late"}})
-            await call.ok("memory_log_playlist_create", {
-                "user_id": 1, "playlist_id": playlist(7999), "name": "Late", "track_ids": [track(1)],
-            })
+            await call.ok(
+                "memory_append_preference_event", {"user_id": 1, "type": "note", "payload": {"raw_text": "late"}}
+            )
+            await call.ok(
+                "memory_log_playlist_create",
+                {
+                    "user_id": 1,
+                    "playlist_id": playlist(7999),
+                    "name": "Late",
+                    "track_ids": [track(1)],
+                },
+            )
             for i in range(6):  # enough to open a new history bucket after the export's moment
-                await call.ok("memory_log_playlist_mutation", {
-                    "user_id": 1, "playlist_id": SMALL[-1], "type": "ADD_TRACKS", "payload": {"track_ids": [track(9000 + i)]},
-                })
+                await call.ok(
+                    "memory_log_playlist_mutation",
+                    {
+                        "user_id": 1,
+                        "playlist_id": SMALL[-1],
+                        "type": "ADD_TRACKS",
+                        "payload": {"track_ids": [track(9000 + i)]},
+                    },
+                )
 
     async with connected(settings) as call:
         parts = await export_parts(call, 1, write_between)
@@ -404,8 +516,11 @@ async def test_large_export_comes_in_parts_that_reassemble_and_import(settings_f
     assert json.loads(json.dumps(again).replace('"user_id": 7', '"user_id": 1')) == merged
 
     # Every part fits the official MCP client's 1 MiB message limit with room to spare.
-    oversized = [(n + 1, text, message) for n, (_, text, message) in enumerate(parts)
-                 if message >= ONE_MIB // 2 or text > 2 * budget]
+    oversized = [
+        (n + 1, text, message)
+        for n, (_, text, message) in enumerate(parts)
+        if message >= ONE_MIB // 2 or text > 2 * budget
+    ]
     assert not oversized, (
         f"parts over the budget of {budget} bytes or near 1 MiB (part, text bytes, message bytes): {oversized}"
     )
@@ -431,27 +546,56 @@ async def test_delete_user_data_erases_everything(settings_factory: Any, tmp_pat
     async with connected(settings) as call:
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"notes": "loves marimba"}})
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["marimba"]}})
-        await call.ok("memory_append_preference_event", {"user_id": 1, "type": "like", "payload": {"raw_text": "marimba!"}})
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": pid, "name": "Marimba", "track_ids": [track(1), track(2)],
-            "idempotency_key": "marimba-create-1", "created_at": at(0),
-        })
+        await call.ok(
+            "memory_append_preference_event", {"user_id": 1, "type": "like", "payload": {"raw_text": "marimba!"}}
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": pid,
+                "name": "Marimba",
+                "track_ids": [track(1), track(2)],
+                "idempotency_key": "marimba-create-1",
+                "created_at": at(0),
+            },
+        )
         for i, key in enumerate(used_event_ids):
-            await call.ok("memory_log_playlist_mutation", {
-                "user_id": 1, "playlist_id": pid, "type": "ADD_TRACKS", "payload": {"track_ids": [track(10 + i)]},
-                "client_event_id": key, "timestamp": at(1 + i),
-            })
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track(10 + i)]},
+                    "client_event_id": key,
+                    "timestamp": at(1 + i),
+                },
+            )
         await call.ok("memory_update_profile", {"user_id": 2, "patch": {"notes": "marimba too"}})
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 2, "playlist_id": playlist(2), "name": "Marimba 2", "track_ids": [track(1)],
-        })
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 2,
+                "playlist_id": playlist(2),
+                "name": "Marimba 2",
+                "track_ids": [track(1)],
+            },
+        )
         hits_before = await call.ok("memory_search", {"user_id": 1, "query": "marimba"})
         user2_before = without_moment((await call.ok("memory_export_user_data", {"user_id": 2}))["data"])
         assert {h["kind"] for h in hits_before["results"]} == {"playlist", "preference_event", "profile"}
 
-        deleted = assert_valid_success("memory.delete_user_data", await call("memory_delete_user_data", {
-            "user_id": 1, "confirm": True,
-        }))
+        deleted = assert_valid_success(
+            "memory.delete_user_data",
+            await call(
+                "memory_delete_user_data",
+                {
+                    "user_id": 1,
+                    "confirm": True,
+                },
+            ),
+        )
         export = await call.ok("memory_export_user_data", {"user_id": 1})
         hits_after = await call.ok("memory_search", {"user_id": 1, "query": "marimba"})
         profile = await call.ok("memory_get_profile", {"user_id": 1})
@@ -460,15 +604,37 @@ async def test_delete_user_data_erases_everything(settings_factory: Any, tmp_pat
         gone = [
             assert_valid_error(await call("memory_get_playlist", {"user_id": 1, "playlist_id": pid})),
             assert_valid_error(await call("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid})),
-            assert_valid_error(await call("memory_reconstruct_playlist", {
-                "user_id": 1, "playlist_id": pid, "at_time": at(3),
-            })),
-            assert_valid_error(await call("memory_log_playlist_mutation", {
-                "user_id": 1, "playlist_id": pid, "type": "REMOVE_TRACKS", "payload": {"track_ids": [track(1)]},
-            })),
-            assert_valid_error(await call("memory_update_profile", {
-                "user_id": 1, "patch": {"x": 1}, "create_if_missing": False,
-            })),
+            assert_valid_error(
+                await call(
+                    "memory_reconstruct_playlist",
+                    {
+                        "user_id": 1,
+                        "playlist_id": pid,
+                        "at_time": at(3),
+                    },
+                )
+            ),
+            assert_valid_error(
+                await call(
+                    "memory_log_playlist_mutation",
+                    {
+                        "user_id": 1,
+                        "playlist_id": pid,
+                        "type": "REMOVE_TRACKS",
+                        "payload": {"track_ids": [track(1)]},
+                    },
+                )
+            ),
+            assert_valid_error(
+                await call(
+                    "memory_update_profile",
+                    {
+                        "user_id": 1,
+                        "patch": {"x": 1},
+                        "create_if_missing": False,
+                    },
+                )
+            ),
         ]
         user2_after = without_moment((await call.ok("memory_export_user_data", {"user_id": 2}))["data"])
     assert deleted["user_id"] == 1 and deleted["deleted"] is True
@@ -490,19 +656,35 @@ async def test_delete_user_data_erases_everything(settings_factory: Any, tmp_pat
     # Idempotency records and history went too: the same key with a new payload is a new request,
     # and a re-created playlist starts a fresh history (no leftover snapshots or events).
     async with connected(settings) as call:
-        recreated = await call("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": pid, "name": "Marimba again", "track_ids": [track(50)],
-            "idempotency_key": "marimba-create-1", "created_at": at(100),
-        })
+        recreated = await call(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": pid,
+                "name": "Marimba again",
+                "track_ids": [track(50)],
+                "idempotency_key": "marimba-create-1",
+                "created_at": at(100),
+            },
+        )
         mutations = [
-            await call("memory_log_playlist_mutation", {
-                "user_id": 1, "playlist_id": pid, "type": "ADD_TRACKS", "payload": {"track_ids": [track(60 + i)]},
-                "client_event_id": key, "timestamp": at(101 + i),
-            })
+            await call(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track(60 + i)]},
+                    "client_event_id": key,
+                    "timestamp": at(101 + i),
+                },
+            )
             for i, key in enumerate(used_event_ids)
         ]
         now = await call.ok("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid})
-        before_recreation = await call("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid, "at_time": at(5)})
+        before_recreation = await call(
+            "memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid, "at_time": at(5)}
+        )
         export_again = await call.ok("memory_export_user_data", {"user_id": 1})
     assert recreated["success"], recreated.get("error")
     assert recreated["result"]["stored_track_count"] == 1

@@ -41,11 +41,19 @@ async def test_answers_to_hostile_arguments_fit_one_sse_event(settings: Settings
                 if not sdk_refuses(tool.name, case.arguments):
                     await check(tool.name, case)
         for user in USERS:
-            reads = [("memory_get_profile", {"user_id": user}), ("memory_get_playlists", {"user_id": user}),
-                     ("memory_search", {"user_id": user, "query": "hostile"})]
-            reads += [(tool, {"user_id": user, "playlist_id": pid}) for pid in PLAYLISTS
-                      for tool in ("memory_get_playlist", "memory_reconstruct_playlist")]
+            reads = [
+                ("memory_get_profile", {"user_id": user}),
+                ("memory_get_playlists", {"user_id": user}),
+                ("memory_search", {"user_id": user, "query": "hostile"}),
+            ]
+            reads += [
+                (tool, {"user_id": user, "playlist_id": pid})
+                for pid in PLAYLISTS
+                for tool in ("memory_get_playlist", "memory_reconstruct_playlist")
+            ]
             for tool, arguments in reads:
                 await check(tool, Case("read", "after the barrage", arguments))
-    assert not oversized, (f"{len(oversized)} answers exceed the official SSE client's {OFFICIAL_CLIENT_EVENT_LIMIT:,}"
-                           "-byte event limit:\n" + "\n".join(oversized))
+    assert not oversized, (
+        f"{len(oversized)} answers exceed the official SSE client's {OFFICIAL_CLIENT_EVENT_LIMIT:,}"
+        "-byte event limit:\n" + "\n".join(oversized)
+    )

@@ -51,6 +51,7 @@ async def test_every_tool_answers_hostile_arguments_with_envelopes(settings: Set
 
 # --- over the wire ------------------------------------------------------------------------------
 
+
 def _walk(value: Any) -> Iterable[tuple[Any, int]]:
     """Every value inside ``value`` with its depth; iterative, as the raw cases nest 1,000 deep."""
     stack = [(value, 0)]
@@ -64,8 +65,7 @@ def _walk(value: Any) -> Iterable[tuple[Any, int]]:
 
 
 def has_lone_surrogate(arguments: Any) -> bool:
-    return any(isinstance(item, str) and any("\ud800" <= ch <= "\udfff" for ch in item)
-               for item, _ in _walk(arguments))
+    return any(isinstance(item, str) and any("\ud800" <= ch <= "\udfff" for ch in item) for item, _ in _walk(arguments))
 
 
 def parser_may_refuse(arguments: dict[str, Any]) -> bool:
@@ -113,8 +113,7 @@ async def test_hostile_arguments_over_sse_leave_the_server_serving(settings: Set
                         failures.append(failure(tool.name, case, f"HTTP {answer.status}, answer {answer.message}"))
                         continue
                     texts_ = [item.get("text", "") for item in result.get("content", [])]
-                    if problems := answer_problems(prd, result.get("structuredContent"), texts_,
-                                                   result.get("isError")):
+                    if problems := answer_problems(prd, result.get("structuredContent"), texts_, result.get("isError")):
                         failures.append(failure(tool.name, case, problems))
             # The same session still answers after every refusal and every hostile call.
             answer = await raw.call_tool("memory_get_profile", raw_json({"user_id": 900_003}))

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.transfer.export import empty_data
 from service.settings import Settings
+from service.transfer.export import empty_data
 from tests.support import Caller, connected, playlist, track
 from tests.tools.contract import assert_valid_success
 from tests.tools.import_support import MIX, comparable_export, export_parts, reads, write_rich_user
@@ -25,8 +25,16 @@ from tests.tools.import_support import MIX, comparable_export, export_parts, rea
 ALICE, BOB = 21, 22
 OLD, BIG = playlist(9), playlist(8)
 EMPTY = empty_data(1, 1) | {"continuation": {"part": 1, "next_cursor": None}}
-KINDS = {"profile": 1, "preference_events": 5, "playlists": 3, "tracks": 8, "track_choices": 1, "memories": 3,
-         "play_buckets": 3, "memory_aging": 2}
+KINDS = {
+    "profile": 1,
+    "preference_events": 5,
+    "playlists": 3,
+    "tracks": 8,
+    "track_choices": 1,
+    "memories": 3,
+    "play_buckets": 3,
+    "memory_aging": 2,
+}
 
 
 async def import_tool(call: Caller, user: int, data: Any, **extra: Any) -> dict[str, Any]:
@@ -57,12 +65,28 @@ async def test_a_rich_user_round_trips_exactly(settings: Settings) -> None:
         assert await reads(call, BOB) == answers
         # The copy is a live user: its imported keys hold (the retried call of Alice's is refused
         # as another request: it carries another payload), its playlists take changes.
-        await call.error("memory_log_playlist_mutation", {
-            "user_id": BOB, "playlist_id": MIX, "type": "ADD_TRACKS", "payload": {"track_ids": [track(9)]},
-            "timestamp": "2026-02-01T00:00:00Z", "client_event_id": "0f8fad5b-d9cb-469f-a165-70867728950e"}, "CONFLICT")
-        await call.ok("memory_log_playlist_mutation", {"user_id": BOB, "playlist_id": MIX, "type": "ADD_TRACKS",
-                                                       "payload": {"track_ids": [track(9)]},
-                                                       "timestamp": "2026-02-01T00:00:00Z"})
+        await call.error(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": BOB,
+                "playlist_id": MIX,
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(9)]},
+                "timestamp": "2026-02-01T00:00:00Z",
+                "client_event_id": "0f8fad5b-d9cb-469f-a165-70867728950e",
+            },
+            "CONFLICT",
+        )
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": BOB,
+                "playlist_id": MIX,
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(9)]},
+                "timestamp": "2026-02-01T00:00:00Z",
+            },
+        )
         now = await call.ok("memory_reconstruct_playlist", {"user_id": BOB, "playlist_id": MIX})
         assert now["track_ids"] == answers[f"{MIX}@None"]["result"]["track_ids"] + [track(9)]
 
@@ -71,10 +95,20 @@ async def test_in_continuation_parts_with_chunks(settings_factory: Any) -> None:
     async with connected(settings_factory(export_part_bytes=10_000)) as call:
         await write_rich_user(call, ALICE)
         # A snapshot larger than a part (travels as chunks), and enough records for several parts.
-        await call.ok("memory_log_playlist_create", {"user_id": ALICE, "playlist_id": BIG, "name": "Long",
-                                                     "track_ids": [track(n) for n in range(1, 700)]})
-        await call.ok("memory_log_plays", {"user_id": ALICE, "plays": [
-            {"artist": f"Band {n}", "track": f"Song {n}", "played_at": "2026-03-01T08:00:00Z"} for n in range(400)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": ALICE, "playlist_id": BIG, "name": "Long", "track_ids": [track(n) for n in range(1, 700)]},
+        )
+        await call.ok(
+            "memory_log_plays",
+            {
+                "user_id": ALICE,
+                "plays": [
+                    {"artist": f"Band {n}", "track": f"Song {n}", "played_at": "2026-03-01T08:00:00Z"}
+                    for n in range(400)
+                ],
+            },
+        )
         parts = await export_parts(call, ALICE)
         assert len(parts) > 3 and any(p["chunks"] for p in parts), "pieces larger than a part travel as chunks"
         original, answers, result = await moved(call, parts, write=False)
@@ -85,10 +119,13 @@ async def test_in_continuation_parts_with_chunks(settings_factory: Any) -> None:
 
 async def test_replace_swaps_a_users_data_and_only_with_replace(settings: Settings) -> None:
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": BOB, "playlist_id": OLD, "name": "Bob's",
-                                                     "track_ids": [track(1)]})
-        await call.ok("memory_add", {"user_id": BOB, "type": "insight", "entities": ["Bob"], "summary": "Bob's own",
-                                     "importance": 9})
+        await call.ok(
+            "memory_log_playlist_create", {"user_id": BOB, "playlist_id": OLD, "name": "Bob's", "track_ids": [track(1)]}
+        )
+        await call.ok(
+            "memory_add",
+            {"user_id": BOB, "type": "insight", "entities": ["Bob"], "summary": "Bob's own", "importance": 9},
+        )
         bobs = await comparable_export(call, BOB)
         await write_rich_user(call, ALICE)
         original, answers = await comparable_export(call, ALICE), await reads(call, ALICE)
@@ -108,8 +145,9 @@ async def test_replace_swaps_a_users_data_and_only_with_replace(settings: Settin
         assert (await import_tool(call, BOB, data, replace=True))["replaced"] is True
         assert await comparable_export(call, BOB) == original
         # Bob now holds the export's preference event ids: another user cannot take them.
-        error = await call.error("memory_import_user_data", {"user_id": ALICE, "data": data, "confirm": True,
-                                                             "replace": True}, "CONFLICT")
+        error = await call.error(
+            "memory_import_user_data", {"user_id": ALICE, "data": data, "confirm": True, "replace": True}, "CONFLICT"
+        )
         assert error["details"]["reason"] == "event_id_taken" and len(error["details"]["event_ids"]) == 5
         assert await call.service.transfer.export_all(ALICE) | {"as_of": None} == EMPTY | {"as_of": None}
 
@@ -120,8 +158,11 @@ async def test_replace_with_a_bad_export_deletes_nothing(settings: Settings) -> 
         before, answers = await comparable_export(call, BOB), await reads(call, BOB)
         data = await export_parts(call, BOB)
         data[-1]["memory_aging"][-1]["recorded_at"] = "last tuesday"
-        error = await call.error("memory_import_user_data", {"user_id": BOB, "data": data, "confirm": True,
-                                                             "replace": True}, "INVALID_ARGUMENT")
+        error = await call.error(
+            "memory_import_user_data",
+            {"user_id": BOB, "data": data, "confirm": True, "replace": True},
+            "INVALID_ARGUMENT",
+        )
         assert error["details"]["field"] == "data.memory_aging", error
         assert await comparable_export(call, BOB) == before
         assert await reads(call, BOB) == answers

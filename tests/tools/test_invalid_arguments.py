@@ -132,33 +132,77 @@ CLIENT_EVENT_ID = str(uuid.uuid4())
 LATER = "2099-01-01T00:00:00Z"
 
 BASELINES: dict[str, dict[str, Any]] = {
-    "memory.upsert_tracks": {"user_id": 1, "tracks": [{
-        "track_id": track(3), "name": "Polka Time", "artists": ["Polka Band"], "album": "Polka", "duration_ms": 180000,
-        "popularity": 50, "genres": ["polka"], "energy": 0.5}]},
+    "memory.upsert_tracks": {
+        "user_id": 1,
+        "tracks": [
+            {
+                "track_id": track(3),
+                "name": "Polka Time",
+                "artists": ["Polka Band"],
+                "album": "Polka",
+                "duration_ms": 180000,
+                "popularity": 50,
+                "genres": ["polka"],
+                "energy": 0.5,
+            }
+        ],
+    },
     "memory.resolve_track": {"user_id": 1, "text": "polka time", "limit": 3},
     "memory.confirm_track": {"user_id": 1, "text": "that polka one", "track_id": track(1)},
-    "memory.check_playlist": {"user_id": 1, "track_ids": [track(1), track(2)], "rules": {
-        "max_tracks_per_artist": 2, "target_duration_minutes": {"min": 1, "max": 60, "target": 30, "tolerance": 5},
-        "avoid_artists": ["Nickelback"], "avoid_tracks": [track(9)], "avoid_genres": ["dubstep"], "no_duplicates": True,
-        "breathers": {"placement": "mid", "max_energy": 0.4}}},
+    "memory.check_playlist": {
+        "user_id": 1,
+        "track_ids": [track(1), track(2)],
+        "rules": {
+            "max_tracks_per_artist": 2,
+            "target_duration_minutes": {"min": 1, "max": 60, "target": 30, "tolerance": 5},
+            "avoid_artists": ["Nickelback"],
+            "avoid_tracks": [track(9)],
+            "avoid_genres": ["dubstep"],
+            "no_duplicates": True,
+            "breathers": {"placement": "mid", "max_energy": 0.4},
+        },
+    },
     "ops.list_users": {"limit": 10},
-    "ops.audit": {"user_id": 1, "playlist_id": EXISTING, "since": "2020-01-01T00:00:00Z",
-                  "until": "2100-01-01T00:00:00Z", "limit": 10},
+    "ops.audit": {
+        "user_id": 1,
+        "playlist_id": EXISTING,
+        "since": "2020-01-01T00:00:00Z",
+        "until": "2100-01-01T00:00:00Z",
+        "limit": 10,
+    },
     "memory.get_profile": {"user_id": 1},
     "memory.update_profile": {
-        "user_id": 1, "patch": {"genres": ["polka"]}, "reason": "because", "source": "user", "create_if_missing": True,
+        "user_id": 1,
+        "patch": {"genres": ["polka"]},
+        "reason": "because",
+        "source": "user",
+        "create_if_missing": True,
     },
     "memory.append_preference_event": {
-        "user_id": 1, "type": "like", "payload": {"raw_text": "more polka"}, "source": "user", "timestamp": LATER,
+        "user_id": 1,
+        "type": "like",
+        "payload": {"raw_text": "more polka"},
+        "source": "user",
+        "timestamp": LATER,
     },
     "memory.log_playlist_create": {
-        "user_id": 1, "playlist_id": playlist(2), "name": "New one", "description": "d",
-        "track_ids": [track(1), track(2)], "intent_tags": ["x"], "seed_context": {"k": "v"},
-        "created_at": LATER, "idempotency_key": "idem-key-0001",
+        "user_id": 1,
+        "playlist_id": playlist(2),
+        "name": "New one",
+        "description": "d",
+        "track_ids": [track(1), track(2)],
+        "intent_tags": ["x"],
+        "seed_context": {"k": "v"},
+        "created_at": LATER,
+        "idempotency_key": "idem-key-0001",
     },
     "memory.log_playlist_mutation": {
-        "user_id": 1, "playlist_id": EXISTING, "type": "ADD_TRACKS", "payload": {"track_ids": [track(9)]},
-        "timestamp": LATER, "client_event_id": CLIENT_EVENT_ID,
+        "user_id": 1,
+        "playlist_id": EXISTING,
+        "type": "ADD_TRACKS",
+        "payload": {"track_ids": [track(9)]},
+        "timestamp": LATER,
+        "client_event_id": CLIENT_EVENT_ID,
     },
     "memory.get_playlists": {"user_id": 1, "limit": 10},
     "memory.get_playlist": {"user_id": 1, "playlist_id": EXISTING, "include_events_limit": 5, "include_tracks": True},
@@ -166,24 +210,68 @@ BASELINES: dict[str, dict[str, Any]] = {
     "memory.search": {"user_id": 1, "query": "jazz", "limit": 5},
     "memory.export_user_data": {"user_id": 1},
     "memory.delete_user_data": {"user_id": 1, "confirm": True},
-    "memory.undo_last_mutation": {"user_id": 1, "playlist_id": EXISTING, "event_id": str(uuid.uuid4()),
-                                  "client_event_id": str(uuid.uuid4()), "timestamp": LATER},
-    "memory.resync_playlist": {"user_id": 1, "playlist_id": EXISTING, "track_ids": [track(2), track(3)],
-                               "reason": "edited in the app", "client_event_id": str(uuid.uuid4()), "timestamp": LATER},
-    "memory.fork_playlist": {"user_id": 1, "playlist_id": EXISTING, "new_playlist_id": playlist(3), "name": "v2",
-                             "at_time": LATER},
-    "memory.diff_playlist": {"user_id": 1, "playlist_id": EXISTING, "from_time": "2020-01-01T00:00:00Z",
-                             "to_time": LATER},
+    "memory.undo_last_mutation": {
+        "user_id": 1,
+        "playlist_id": EXISTING,
+        "event_id": str(uuid.uuid4()),
+        "client_event_id": str(uuid.uuid4()),
+        "timestamp": LATER,
+    },
+    "memory.resync_playlist": {
+        "user_id": 1,
+        "playlist_id": EXISTING,
+        "track_ids": [track(2), track(3)],
+        "reason": "edited in the app",
+        "client_event_id": str(uuid.uuid4()),
+        "timestamp": LATER,
+    },
+    "memory.fork_playlist": {
+        "user_id": 1,
+        "playlist_id": EXISTING,
+        "new_playlist_id": playlist(3),
+        "name": "v2",
+        "at_time": LATER,
+    },
+    "memory.diff_playlist": {
+        "user_id": 1,
+        "playlist_id": EXISTING,
+        "from_time": "2020-01-01T00:00:00Z",
+        "to_time": LATER,
+    },
     "memory.get_playlist_timeline": {"user_id": 1, "playlist_id": EXISTING, "max_points": 100},
     "memory.rotation_report": {"user_id": 1, "days": 30, "limit": 50},
     "memory.feedback_summary": {"user_id": 1, "limit": 20},
-    "memory.add": {"user_id": 1, "type": "recommendation", "entities": ["Polka Band", "Polka Time"],
-                   "summary": "Recommended their polka album", "importance": 8, "metadata": {"check_after_days": 7},
-                   "timestamp": "2026-01-01T00:00:00Z", "skip_dedup": True},
-    "memory.query": {"user_id": 1, "entity": "polka band", "text": "polka", "type": "recommendation", "since_days": 30,
-                     "importance_min": 5, "limit": 5},
-    "memory.log_plays": {"user_id": 1, "plays": [{"artist": "Polka Band", "track": "Polka Time", "album": "Polka",
-                                                  "track_id": track(3), "played_at": "2020-01-01T00:00:00Z"}]},
+    "memory.add": {
+        "user_id": 1,
+        "type": "recommendation",
+        "entities": ["Polka Band", "Polka Time"],
+        "summary": "Recommended their polka album",
+        "importance": 8,
+        "metadata": {"check_after_days": 7},
+        "timestamp": "2026-01-01T00:00:00Z",
+        "skip_dedup": True,
+    },
+    "memory.query": {
+        "user_id": 1,
+        "entity": "polka band",
+        "text": "polka",
+        "type": "recommendation",
+        "since_days": 30,
+        "importance_min": 5,
+        "limit": 5,
+    },
+    "memory.log_plays": {
+        "user_id": 1,
+        "plays": [
+            {
+                "artist": "Polka Band",
+                "track": "Polka Time",
+                "album": "Polka",
+                "track_id": track(3),
+                "played_at": "2020-01-01T00:00:00Z",
+            }
+        ],
+    },
     "memory.validate_recommendation": {"user_id": 1, "memory_id": "mem_" + "0" * 24},  # a live one at the end
     "memory.open_followups": {"user_id": 1, "limit": 10},
     "memory.set_enabled": {"user_id": 1, "enabled": True},
@@ -192,13 +280,32 @@ BASELINES: dict[str, dict[str, Any]] = {
     "memory.inspect": {"user_id": 1},
     "memory.get_context": {"user_id": 1, "budget_tokens": 500, "focus": "polka"},
     # A constant export; it replaces the seeded user at the end.
-    "memory.import_user_data": {"user_id": 1, "confirm": True, "replace": True, "data": [{
-        "format": "taste-memory-export/1", "tracks": [{
-            "track_id": track(4), "name": "Imported", "artists": ["Importer"], "first_seen_at": "2026-01-01T00:00:00Z",
-            "updated_at": "2026-01-01T00:00:00Z"}]}]},
-    "memory.record_choice": {"user_id": 1, "chose": {"kind": "track", "id": track(1), "name": "Seed"},
-                             "over": {"kind": "track", "id": track(2), "name": "Other"}, "dimensions": ["energy"],
-                             "context": "picking an opener"},
+    "memory.import_user_data": {
+        "user_id": 1,
+        "confirm": True,
+        "replace": True,
+        "data": [
+            {
+                "format": "taste-memory-export/1",
+                "tracks": [
+                    {
+                        "track_id": track(4),
+                        "name": "Imported",
+                        "artists": ["Importer"],
+                        "first_seen_at": "2026-01-01T00:00:00Z",
+                        "updated_at": "2026-01-01T00:00:00Z",
+                    }
+                ],
+            }
+        ],
+    },
+    "memory.record_choice": {
+        "user_id": 1,
+        "chose": {"kind": "track", "id": track(1), "name": "Seed"},
+        "over": {"kind": "track", "id": track(2), "name": "Other"},
+        "dimensions": ["energy"],
+        "context": "picking an opener",
+    },
     "memory.explain": {"user_id": 1, "path": "/genres/0"},
     "memory.forget": {"user_id": 1, "kind": "profile_field", "id": "/genres", "confirm": True},
 }
@@ -224,7 +331,10 @@ def _if_then_branches(schema: dict[str, Any]) -> list[tuple[str, dict[str, Any]]
 def generated_cases(prd_name: str) -> list[Case]:
     schema = load(f"{prd_name}.input")
     base = BASELINES[prd_name]
-    cases = [Case(f"{prd_name}{label[len('args'):]}", args, field) for label, field, args in _object_cases(schema, base, "", "args")]
+    cases = [
+        Case(f"{prd_name}{label[len('args') :]}", args, field)
+        for label, field, args in _object_cases(schema, base, "", "args")
+    ]
     for mutation_type, payload_schema in _if_then_branches(schema):
         payload = MUTATION_PAYLOADS[mutation_type]
         with_type = {**base, "type": mutation_type, "payload": payload}
@@ -246,12 +356,42 @@ def handwritten_cases() -> list[Case]:
         m("ADD_TRACKS empty payload", "ADD_TRACKS", {}, "payload.track_ids"),
         m("ADD_TRACKS track id too short", "ADD_TRACKS", {"track_ids": ["short"]}, "payload.track_ids[0]"),
         m("ADD_TRACKS track id too long", "ADD_TRACKS", {"track_ids": [track(1), "t" * 81]}, "payload.track_ids[1]"),
-        m("ADD_TRACKS negative insert_at", "ADD_TRACKS", {"track_ids": [track(9)], "insert_at": -1}, "payload.insert_at"),
-        m("ADD_TRACKS insert_at string", "ADD_TRACKS", {"track_ids": [track(9)], "insert_at": "0"}, "payload.insert_at"),
-        m("ADD_TRACKS negative position", "ADD_TRACKS", {"track_ids": [track(9)], "positions": [-1]}, "payload.positions[0]"),
-        m("ADD_TRACKS position not int", "ADD_TRACKS", {"track_ids": [track(9)], "positions": [0.5]}, "payload.positions[0]"),
-        m("ADD_TRACKS positions not a list", "ADD_TRACKS", {"track_ids": [track(9)], "positions": 0}, "payload.positions"),
-        m("REMOVE_TRACKS with insert_at", "REMOVE_TRACKS", {"track_ids": [track(1)], "insert_at": 0}, "payload.insert_at"),
+        m(
+            "ADD_TRACKS negative insert_at",
+            "ADD_TRACKS",
+            {"track_ids": [track(9)], "insert_at": -1},
+            "payload.insert_at",
+        ),
+        m(
+            "ADD_TRACKS insert_at string",
+            "ADD_TRACKS",
+            {"track_ids": [track(9)], "insert_at": "0"},
+            "payload.insert_at",
+        ),
+        m(
+            "ADD_TRACKS negative position",
+            "ADD_TRACKS",
+            {"track_ids": [track(9)], "positions": [-1]},
+            "payload.positions[0]",
+        ),
+        m(
+            "ADD_TRACKS position not int",
+            "ADD_TRACKS",
+            {"track_ids": [track(9)], "positions": [0.5]},
+            "payload.positions[0]",
+        ),
+        m(
+            "ADD_TRACKS positions not a list",
+            "ADD_TRACKS",
+            {"track_ids": [track(9)], "positions": 0},
+            "payload.positions",
+        ),
+        m(
+            "REMOVE_TRACKS with insert_at",
+            "REMOVE_TRACKS",
+            {"track_ids": [track(1)], "insert_at": 0},
+            "payload.insert_at",
+        ),
         m("REMOVE_TRACKS empty list", "REMOVE_TRACKS", {"track_ids": []}, "payload.track_ids"),
         m("REMOVE_TRACKS no track_ids", "REMOVE_TRACKS", {}, "payload.track_ids"),
         m("REORDER with positions", "REORDER", {"track_ids": [track(1)], "positions": [0]}, "payload.positions"),
@@ -265,12 +405,27 @@ def handwritten_cases() -> list[Case]:
         m("payload not an object", "ADD_TRACKS", [track(9)], "payload"),
         m("payload null", "REMOVE_TRACKS", None, "payload"),
         # Rules of the payload the schema cannot state, documented in the tool description.
-        m("positions and insert_at together", "ADD_TRACKS",
-          {"track_ids": [track(9)], "insert_at": 0, "positions": [0]}, "payload.positions", schema_invalid=False),
-        m("fewer positions than tracks", "ADD_TRACKS",
-          {"track_ids": [track(8), track(9)], "positions": [0]}, "payload.positions", schema_invalid=False),
-        m("repeated positions", "ADD_TRACKS",
-          {"track_ids": [track(8), track(9)], "positions": [0, 0]}, "payload.positions", schema_invalid=False),
+        m(
+            "positions and insert_at together",
+            "ADD_TRACKS",
+            {"track_ids": [track(9)], "insert_at": 0, "positions": [0]},
+            "payload.positions",
+            schema_invalid=False,
+        ),
+        m(
+            "fewer positions than tracks",
+            "ADD_TRACKS",
+            {"track_ids": [track(8), track(9)], "positions": [0]},
+            "payload.positions",
+            schema_invalid=False,
+        ),
+        m(
+            "repeated positions",
+            "ADD_TRACKS",
+            {"track_ids": [track(8), track(9)], "positions": [0, 0]},
+            "payload.positions",
+            schema_invalid=False,
+        ),
         Case(f"{name} hand: client_event_id not a uuid", {**base, "client_event_id": "1234"}, "client_event_id"),
         Case(f"{name} hand: timestamp without offset", {**base, "timestamp": "2099-01-01T00:00:00"}, "timestamp"),
         Case("memory.delete_user_data hand: confirm false", {"user_id": 1, "confirm": False}, "confirm"),
@@ -311,8 +466,16 @@ def check_cases_against_schema_file(prd_name: str) -> None:
     for required in schema.get("required", []):
         assert any(c.label.endswith(f"missing required {required}") for c in cases), required
     if prd_name == "memory.log_playlist_mutation":
-        for field in ("payload.track_ids", "payload.track_ids[0]", "payload.insert_at", "payload.positions[0]",
-                      "payload.name", "payload.description", "payload.intent_tags[0]", "payload.unexpected_field"):
+        for field in (
+            "payload.track_ids",
+            "payload.track_ids[0]",
+            "payload.insert_at",
+            "payload.positions[0]",
+            "payload.name",
+            "payload.description",
+            "payload.intent_tags[0]",
+            "payload.unexpected_field",
+        ):
             assert field in fields, field
 
 
@@ -320,14 +483,22 @@ def check_cases_against_schema_file(prd_name: str) -> None:
 
 
 async def _seed(call: Any) -> None:
-    await call.ok("memory_upsert_tracks", {"user_id": 1, "tracks": [
-        {"track_id": track(1), "name": "Seed", "artists": ["Seeder"]}]})
+    await call.ok(
+        "memory_upsert_tracks",
+        {"user_id": 1, "tracks": [{"track_id": track(1), "name": "Seed", "artists": ["Seeder"]}]},
+    )
     await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["jazz"]}, "reason": "seed"})
     await call.ok("memory_append_preference_event", {"user_id": 1, "type": "like", "payload": {"raw_text": "jazz"}})
-    await call.ok("memory_log_playlist_create", {
-        "user_id": 1, "playlist_id": EXISTING, "name": "Existing", "track_ids": [track(1), track(2)],
-        "idempotency_key": "seed-create-1",
-    })
+    await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": 1,
+            "playlist_id": EXISTING,
+            "name": "Existing",
+            "track_ids": [track(1), track(2)],
+            "idempotency_key": "seed-create-1",
+        },
+    )
 
 
 async def _state(call: Any) -> dict[str, Any]:
@@ -346,14 +517,25 @@ async def _live_baseline(call: Any, prd_name: str) -> dict[str, Any]:
     validation a real recommendation."""
     arguments = copy.deepcopy(BASELINES[prd_name])
     if prd_name == "memory.undo_last_mutation":
-        await call.ok("memory_log_playlist_mutation", {"user_id": 1, "playlist_id": EXISTING, "type": "ADD_TRACKS",
-                                                        "payload": {"track_ids": [track(5)]}})
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {"user_id": 1, "playlist_id": EXISTING, "type": "ADD_TRACKS", "payload": {"track_ids": [track(5)]}},
+        )
         undone = await call.ok("memory_undo_last_mutation", {"user_id": 1, "playlist_id": EXISTING})
         arguments["event_id"] = undone["event_id"]
     if prd_name == "memory.validate_recommendation":
-        arguments["memory_id"] = (await call.ok("memory_add", {
-            "user_id": 1, "type": "recommendation", "entities": ["Polka Band"], "summary": "Recommended polka",
-            "importance": 8}))["memory_id"]
+        arguments["memory_id"] = (
+            await call.ok(
+                "memory_add",
+                {
+                    "user_id": 1,
+                    "type": "recommendation",
+                    "entities": ["Polka Band"],
+                    "summary": "Recommended polka",
+                    "importance": 8,
+                },
+            )
+        )["memory_id"]
     return arguments
 
 
@@ -376,8 +558,10 @@ async def test_invalid_arguments_are_rejected_naming_the_field_and_write_nothing
             error = assert_valid_error(envelope)
             field = (error.get("details") or {}).get("field") if isinstance(error.get("details"), dict) else None
             if error["code"] != "INVALID_ARGUMENT" or field != case.field:
-                wrong.append(f"{case.label}: expected INVALID_ARGUMENT on {case.field!r}, got {error['code']} "
-                             f"on {field!r} ({error['message'][:160]})")
+                wrong.append(
+                    f"{case.label}: expected INVALID_ARGUMENT on {case.field!r}, got {error['code']} "
+                    f"on {field!r} ({error['message'][:160]})"
+                )
         after = await _state(call)
         # The untouched baseline is accepted: the cases failed for their one change, and no rejected
         # call left an idempotency claim behind (that would make this retry a CONFLICT).

@@ -28,38 +28,87 @@ U2_EVENT_ID = str(uuid.uuid4())
 
 async def _populate(call: Caller) -> dict[str, Any]:
     """Both users' data; returns user 2's identifiers that must never reach user 1."""
-    await call.ok("memory_update_profile", {
-        "user_id": U1, "patch": {"genres": ["jazz"], "notes": "likes mellow music"}, "reason": "u1 seed",
-    })
-    await call.ok("memory_update_profile", {
-        "user_id": U2, "patch": {"genres": [SECRET], "notes": f"{SECRET} music only"}, "reason": f"{SECRET} seed",
-    })
-    await call.ok("memory_append_preference_event", {
-        "user_id": U1, "type": "like", "payload": {"raw_text": "mellow music for mornings"},
-    })
+    await call.ok(
+        "memory_update_profile",
+        {
+            "user_id": U1,
+            "patch": {"genres": ["jazz"], "notes": "likes mellow music"},
+            "reason": "u1 seed",
+        },
+    )
+    await call.ok(
+        "memory_update_profile",
+        {
+            "user_id": U2,
+            "patch": {"genres": [SECRET], "notes": f"{SECRET} music only"},
+            "reason": f"{SECRET} seed",
+        },
+    )
+    await call.ok(
+        "memory_append_preference_event",
+        {
+            "user_id": U1,
+            "type": "like",
+            "payload": {"raw_text": "mellow music for mornings"},
+        },
+    )
     u2_events = [
-        (await call.ok("memory_append_preference_event", {
-            "user_id": U2, "type": kind, "payload": {"raw_text": f"{SECRET} music {kind}"},
-        }))["event_id"]
+        (
+            await call.ok(
+                "memory_append_preference_event",
+                {
+                    "user_id": U2,
+                    "type": kind,
+                    "payload": {"raw_text": f"{SECRET} music {kind}"},
+                },
+            )
+        )["event_id"]
         for kind in ("like", "rule", "note")
     ]
     for pid, tracks in zip(P1, (T1[:3], T1[3:])):
-        await call.ok("memory_log_playlist_create", {
-            "user_id": U1, "playlist_id": pid, "name": "Mellow music", "track_ids": tracks, "intent_tags": ["calm"],
-        })
-    u2_created = await call.ok("memory_log_playlist_create", {
-        "user_id": U2, "playlist_id": P2[0], "name": f"{SECRET} music", "track_ids": T2[:3],
-        "description": f"{SECRET} description", "intent_tags": [SECRET], "seed_context": {"genre": SECRET},
-        "idempotency_key": U2_CREATE_KEY,
-    })
-    await call.ok("memory_log_playlist_create", {
-        "user_id": U2, "playlist_id": P2[1], "name": f"{SECRET} two", "track_ids": T2[3:],
-    })
-    mutation = await call.ok("memory_log_playlist_mutation", {
-        "user_id": U2, "playlist_id": P2[0], "type": "ADD_TRACKS", "payload": {"track_ids": [T2[5]]},
-        "client_event_id": U2_EVENT_ID,
-    })
-    return {"event_ids": u2_events + [mutation["event_id"]], "created": u2_created}
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": U1,
+                "playlist_id": pid,
+                "name": "Mellow music",
+                "track_ids": tracks,
+                "intent_tags": ["calm"],
+            },
+        )
+    u2_created = await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": U2,
+            "playlist_id": P2[0],
+            "name": f"{SECRET} music",
+            "track_ids": T2[:3],
+            "description": f"{SECRET} description",
+            "intent_tags": [SECRET],
+            "seed_context": {"genre": SECRET},
+            "idempotency_key": U2_CREATE_KEY,
+        },
+    )
+    await call.ok(
+        "memory_log_playlist_create",
+        {
+            "user_id": U2,
+            "playlist_id": P2[1],
+            "name": f"{SECRET} two",
+            "track_ids": T2[3:],
+        },
+    )
+    mutation = await call.ok(
+        "memory_log_playlist_mutation",
+        {
+            "user_id": U2,
+            "playlist_id": P2[0],
+            "type": "ADD_TRACKS",
+            "payload": {"track_ids": [T2[5]]},
+            "client_event_id": U2_EVENT_ID,
+        },
+    )
+    return {"event_ids": [*u2_events, mutation["event_id"]], "created": u2_created}
 
 
 def _leaks(answer: Any, secrets: dict[str, Any]) -> list[str]:
@@ -146,15 +195,25 @@ async def test_mutating_user_2s_playlist_as_user_1_is_not_found_and_changes_noth
                     # A fresh client_event_id per call: a key names one request.
                     key = (lambda: {"client_event_id": str(uuid.uuid4())}) if keyed else dict
                     theirs = assert_valid_error(
-                        await call("memory_log_playlist_mutation", {**args, **key(), "playlist_id": pid}))
+                        await call("memory_log_playlist_mutation", {**args, **key(), "playlist_id": pid})
+                    )
                     never = assert_valid_error(
-                        await call("memory_log_playlist_mutation", {**args, **key(), "playlist_id": NEVER}))
+                        await call("memory_log_playlist_mutation", {**args, **key(), "playlist_id": NEVER})
+                    )
                     _same_error(theirs, never, pid)
         # User 2's own client_event_id, sent by user 1 for user 2's playlist, finds nothing of user 2's.
-        theirs = assert_valid_error(await call("memory_log_playlist_mutation", {
-            "user_id": U1, "playlist_id": P2[0], "type": "ADD_TRACKS", "payload": {"track_ids": [T2[5]]},
-            "client_event_id": U2_EVENT_ID,
-        }))
+        theirs = assert_valid_error(
+            await call(
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": U1,
+                    "playlist_id": P2[0],
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [T2[5]]},
+                    "client_event_id": U2_EVENT_ID,
+                },
+            )
+        )
         assert theirs["code"] == "NOT_FOUND", theirs
         after = await _user2_view(call)
         user1_lists = await call.ok("memory_get_playlists", {"user_id": U1})
@@ -168,14 +227,26 @@ async def test_user_1_reusing_user_2s_ids_and_keys_gets_its_own_data(settings: S
     async with connected(settings) as call:
         await _populate(call)
         before = await _user2_view(call)
-        created = await call.ok("memory_log_playlist_create", {
-            "user_id": U1, "playlist_id": P2[0], "name": "Mine now", "track_ids": [T1[0]],
-            "idempotency_key": U2_CREATE_KEY,
-        })
-        mutated = await call.ok("memory_log_playlist_mutation", {
-            "user_id": U1, "playlist_id": P2[0], "type": "ADD_TRACKS", "payload": {"track_ids": [T1[1]]},
-            "client_event_id": U2_EVENT_ID,
-        })
+        created = await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": U1,
+                "playlist_id": P2[0],
+                "name": "Mine now",
+                "track_ids": [T1[0]],
+                "idempotency_key": U2_CREATE_KEY,
+            },
+        )
+        mutated = await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": U1,
+                "playlist_id": P2[0],
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [T1[1]]},
+                "client_event_id": U2_EVENT_ID,
+            },
+        )
         mine = await call.ok("memory_reconstruct_playlist", {"user_id": U1, "playlist_id": P2[0]})
         detail = await call.ok("memory_get_playlist", {"user_id": U1, "playlist_id": P2[0]})
         after = await _user2_view(call)
@@ -223,11 +294,19 @@ async def test_deleting_user_1_leaves_user_2_intact(settings: Settings) -> None:
         listed_after = {u["user_id"]: u for u in (await call.ok("ops_list_users", {}))["users"]}
         u2_search = await call.ok("memory_search", {"user_id": U2, "query": SECRET, "limit": 200})
         # User 2's idempotent retries still answer with the original results.
-        retry = await call("memory_log_playlist_create", {
-            "user_id": U2, "playlist_id": P2[0], "name": f"{SECRET} music", "track_ids": T2[:3],
-            "description": f"{SECRET} description", "intent_tags": [SECRET], "seed_context": {"genre": SECRET},
-            "idempotency_key": U2_CREATE_KEY,
-        })
+        retry = await call(
+            "memory_log_playlist_create",
+            {
+                "user_id": U2,
+                "playlist_id": P2[0],
+                "name": f"{SECRET} music",
+                "track_ids": T2[:3],
+                "description": f"{SECRET} description",
+                "intent_tags": [SECRET],
+                "seed_context": {"genre": SECRET},
+                "idempotency_key": U2_CREATE_KEY,
+            },
+        )
     assert after == before
     assert set(listed_before) == {U1, U2}
     assert set(listed_after) == {U2} and listed_after[U2] == listed_before[U2]
@@ -275,8 +354,9 @@ async def test_ledger_moves_on_user_2s_playlist_are_not_found_for_user_1_and_cha
         # Forking user 1's own playlist onto an ID user 2 logged makes user 1's own playlist there.
         forked = await call.ok("memory_fork_playlist", {"user_id": U1, "playlist_id": P1[0], "new_playlist_id": P2[0]})
         assert forked["forked_from"]["playlist_id"] == P1[0]
-        diff = await call.ok("memory_diff_playlist", {"user_id": U1, "playlist_id": P2[0],
-                                                      "from_time": "2000-01-01T00:00:00Z"})
+        diff = await call.ok(
+            "memory_diff_playlist", {"user_id": U1, "playlist_id": P2[0], "from_time": "2000-01-01T00:00:00Z"}
+        )
         after = await _user2_view(call)
         mine = await call.ok("memory_export_user_data", {"user_id": U1})
     assert after == before, "user 2's data changed through moves made for user 1"

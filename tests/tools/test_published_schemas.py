@@ -33,8 +33,12 @@ ITEM_RULE = "Every item: "  # how a published array's description quotes the PRD
 DESCRIBED_ARRAYS = {
     "ops.list_users": ["users"],
     "memory.get_playlists": ["items"],
-    "memory.get_playlist": ["playlist/intent_tags", "latest_snapshot/track_ids", "latest_snapshot/tracks",
-                            "recent_events"],
+    "memory.get_playlist": [
+        "playlist/intent_tags",
+        "latest_snapshot/track_ids",
+        "latest_snapshot/tracks",
+        "recent_events",
+    ],
     "memory.reconstruct_playlist": ["track_ids", "tracks"],
     "memory.search": ["results"],
     "ops.audit": ["entries"],
@@ -43,8 +47,14 @@ DESCRIBED_ARRAYS = {
     "memory.diff_playlist": ["added", "removed", "moved", "meta_changes", "events"],
     "memory.resolve_track": ["best/artists", "alternatives"],
     "memory.confirm_track": ["track/artists"],
-    "memory.check_playlist": ["violations", "unverified", "unknown_tracks", "rules/avoid_artists",
-                              "rules/avoid_tracks", "rules/avoid_genres"],
+    "memory.check_playlist": [
+        "violations",
+        "unverified",
+        "unknown_tracks",
+        "rules/avoid_artists",
+        "rules/avoid_tracks",
+        "rules/avoid_genres",
+    ],
     "memory.get_playlist_timeline": ["points"],
     "memory.rotation_report": ["new", "staples"],
     "memory.feedback_summary": ["groups"],
@@ -55,8 +65,12 @@ DESCRIBED_ARRAYS = {
     "memory.get_context": ["diagnostics/sections", "diagnostics/kept", "diagnostics/dropped"],
     "memory.record_choice": ["payload/choice/dimensions"],
     "memory.explain": ["set_by", "evidence"],
-    "memory.inspect": ["last_context/diagnostics/sections", "last_context/diagnostics/kept",
-                       "last_context/diagnostics/dropped", "profile_fields"],
+    "memory.inspect": [
+        "last_context/diagnostics/sections",
+        "last_context/diagnostics/kept",
+        "last_context/diagnostics/dropped",
+        "profile_fields",
+    ],
 }
 
 
@@ -115,7 +129,9 @@ def test_published_schema_only_moves_item_schemas_into_descriptions(prd_name: st
     assert [path for path, array in _arrays(published) if "items" in array] == []
     described = [path.removeprefix("result/") for path, array in _arrays(published) if "description" in array]
     assert described == DESCRIBED_ARRAYS.get(prd_name, [])
-    assert described == [path.removeprefix("result/") for path, array in _arrays(prd) if "items" in array and "[]" not in path]
+    assert described == [
+        path.removeprefix("result/") for path, array in _arrays(prd) if "items" in array and "[]" not in path
+    ]
     # Dropping a subschema of `items` can only admit more instances: every PRD-valid envelope stays valid.
     assert (published != prd) == (prd_name in DESCRIBED_ARRAYS)
 
@@ -150,144 +166,429 @@ MEMORY_ID = "mem_" + "0" * 24
 
 
 def _event(i: int) -> dict[str, Any]:
-    return {"event_id": str(uuid.UUID(int=i + 1)), "timestamp": ISO, "type": "ADD_TRACKS", "payload": {"track_ids": [track(i)]}}
+    return {
+        "event_id": str(uuid.UUID(int=i + 1)),
+        "timestamp": ISO,
+        "type": "ADD_TRACKS",
+        "payload": {"track_ids": [track(i)]},
+    }
 
 
 # A PRD-valid result of each tool with a described array, its lists `rows` long.
 ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
-    "ops.list_users": lambda rows: {"users": [
-        {"user_id": i + 1, "profile_version": i, "playlist_count": 3, "preference_event_count": 4,
-         "updated_at": ISO if i % 2 else None} for i in range(rows)]},
-    "memory.get_playlists": lambda rows: {"items": [
-        {"playlist_id": playlist(i), "name": f"List {i}", "created_at": ISO, "updated_at": ISO,
-         "intent_tags": ["calm", "late night"], "track_count": 30} for i in range(rows)], "next_cursor": None},
+    "ops.list_users": lambda rows: {
+        "users": [
+            {
+                "user_id": i + 1,
+                "profile_version": i,
+                "playlist_count": 3,
+                "preference_event_count": 4,
+                "updated_at": ISO if i % 2 else None,
+            }
+            for i in range(rows)
+        ]
+    },
+    "memory.get_playlists": lambda rows: {
+        "items": [
+            {
+                "playlist_id": playlist(i),
+                "name": f"List {i}",
+                "created_at": ISO,
+                "updated_at": ISO,
+                "intent_tags": ["calm", "late night"],
+                "track_count": 30,
+            }
+            for i in range(rows)
+        ],
+        "next_cursor": None,
+    },
     "memory.get_playlist": lambda rows: {
-        "playlist": {"playlist_id": playlist(1), "user_id": 1, "name": "P", "created_at": ISO, "updated_at": ISO,
-                     "intent_tags": [f"tag{i}" for i in range(rows)]},
-        "latest_snapshot": {"snapshot_id": str(uuid.UUID(int=1)), "created_at": ISO,
-                            "track_ids": [track(i) for i in range(rows)]},
-        "recent_events": [_event(i) for i in range(rows)]},
+        "playlist": {
+            "playlist_id": playlist(1),
+            "user_id": 1,
+            "name": "P",
+            "created_at": ISO,
+            "updated_at": ISO,
+            "intent_tags": [f"tag{i}" for i in range(rows)],
+        },
+        "latest_snapshot": {
+            "snapshot_id": str(uuid.UUID(int=1)),
+            "created_at": ISO,
+            "track_ids": [track(i) for i in range(rows)],
+        },
+        "recent_events": [_event(i) for i in range(rows)],
+    },
     "memory.reconstruct_playlist": lambda rows: {
-        "playlist_id": playlist(1), "as_of": ISO, "track_ids": [track(i) for i in range(rows)],
-        "reconstruction": {"used_snapshot_id": None, "applied_event_count": 0}},
-    "memory.search": lambda rows: {"results": [
-        {"kind": "playlist", "id": playlist(i), "score": 1 / (i + 1), "snippet": "late night synthwave",
-         "metadata": {"name": f"List {i}"}} for i in range(rows)]},
-    "ops.audit": lambda rows: {"entries": [
-        {"entry_id": f"entry{i}", "time": ISO, "collection": "playlists", "operation": "update", "user_id": 1,
-         "playlist_id": playlist(1), "document_key": playlist(1), "tool": "memory.log_playlist_mutation",
-         "request_id": f"req{i}", "principal": "local", "via": "write_path", "source": "mcp"} for i in range(rows)],
-        "next_cursor": None},
-    "memory.undo_last_mutation": lambda rows: {**_scripted(rows), "undid": {
-        "event_id": str(uuid.UUID(int=2)), "type": "ADD_TRACKS", "redo": False}},
+        "playlist_id": playlist(1),
+        "as_of": ISO,
+        "track_ids": [track(i) for i in range(rows)],
+        "reconstruction": {"used_snapshot_id": None, "applied_event_count": 0},
+    },
+    "memory.search": lambda rows: {
+        "results": [
+            {
+                "kind": "playlist",
+                "id": playlist(i),
+                "score": 1 / (i + 1),
+                "snippet": "late night synthwave",
+                "metadata": {"name": f"List {i}"},
+            }
+            for i in range(rows)
+        ]
+    },
+    "ops.audit": lambda rows: {
+        "entries": [
+            {
+                "entry_id": f"entry{i}",
+                "time": ISO,
+                "collection": "playlists",
+                "operation": "update",
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "document_key": playlist(1),
+                "tool": "memory.log_playlist_mutation",
+                "request_id": f"req{i}",
+                "principal": "local",
+                "via": "write_path",
+                "source": "mcp",
+            }
+            for i in range(rows)
+        ],
+        "next_cursor": None,
+    },
+    "memory.undo_last_mutation": lambda rows: {
+        **_scripted(rows),
+        "undid": {"event_id": str(uuid.UUID(int=2)), "type": "ADD_TRACKS", "redo": False},
+    },
     "memory.resync_playlist": lambda rows: {**_scripted(rows), "new_snapshot_id": str(uuid.UUID(int=3))},
     "memory.resolve_track": lambda rows: {
-        "user_id": 1, "resolved": True,
-        "best": {"track_id": track(0), "name": "n", "artists": [f"a{i}" for i in range(rows)], "confidence": 0.9,
-                 "reason": "r"},
-        "alternatives": [{"track_id": track(i), "name": "n", "artists": ["a"], "confidence": 0.5, "reason": "r"}
-                         for i in range(min(rows, 20))]},  # at most 20 alternatives
+        "user_id": 1,
+        "resolved": True,
+        "best": {
+            "track_id": track(0),
+            "name": "n",
+            "artists": [f"a{i}" for i in range(rows)],
+            "confidence": 0.9,
+            "reason": "r",
+        },
+        "alternatives": [
+            {"track_id": track(i), "name": "n", "artists": ["a"], "confidence": 0.5, "reason": "r"}
+            for i in range(min(rows, 20))
+        ],
+    },  # at most 20 alternatives
     "memory.confirm_track": lambda rows: {
-        "user_id": 1, "text": "t", "track": {"track_id": track(0), "name": "n", "artists": [f"a{i}" for i in range(rows)]},
-        "confirmations": 1, "confirmed_at": ISO},
+        "user_id": 1,
+        "text": "t",
+        "track": {"track_id": track(0), "name": "n", "artists": [f"a{i}" for i in range(rows)]},
+        "confirmations": 1,
+        "confirmed_at": ISO,
+    },
     "memory.check_playlist": lambda rows: {
-        "user_id": 1, "ok": False, "rules_source": "inline", "violation_count": rows, "unknown_count": rows,
-        "violations": [{"rule": "no_duplicates", "track_ids": [track(i)], "message": "m", "suggestion": "s"}
-                       for i in range(min(rows, 50))],
+        "user_id": 1,
+        "ok": False,
+        "rules_source": "inline",
+        "violation_count": rows,
+        "unknown_count": rows,
+        "violations": [
+            {"rule": "no_duplicates", "track_ids": [track(i)], "message": "m", "suggestion": "s"}
+            for i in range(min(rows, 50))
+        ],
         "unverified": [{"rule": "breathers", "track_ids": [track(i)], "message": "m"} for i in range(min(rows, 10))],
         "unknown_tracks": [track(i) for i in range(min(rows, 500))],
-        "rules": {"no_duplicates": True, "avoid_artists": ["a"] * rows, "avoid_tracks": [track(i) for i in range(rows)],
-                  "avoid_genres": ["g"] * rows}},
+        "rules": {
+            "no_duplicates": True,
+            "avoid_artists": ["a"] * rows,
+            "avoid_tracks": [track(i) for i in range(rows)],
+            "avoid_genres": ["g"] * rows,
+        },
+    },
     "memory.diff_playlist": lambda rows: {
-        "playlist_id": playlist(1), "from_time": ISO, "to_time": ISO, "existed_at_from_time": True,
+        "playlist_id": playlist(1),
+        "from_time": ISO,
+        "to_time": ISO,
+        "existed_at_from_time": True,
         "added": [{"track_id": track(i), "index": i} for i in range(rows)],
         "removed": [{"track_id": track(i), "index": i} for i in range(rows)],
         "moved": [{"track_id": track(i), "from_index": i, "to_index": i + 1} for i in range(rows)],
         "meta_changes": [{"field": "name", "from": f"n{i}", "to": None} for i in range(rows)],
-        "events": [{k: v for k, v in _event(i).items() if k != "payload"} | {"seq": i, "detail": {}}
-                   for i in range(rows)],
-        "counts": {"added": rows, "removed": rows, "moved": rows, "events": rows}, "truncated": False},
+        "events": [
+            {k: v for k, v in _event(i).items() if k != "payload"} | {"seq": i, "detail": {}} for i in range(rows)
+        ],
+        "counts": {"added": rows, "removed": rows, "moved": rows, "events": rows},
+        "truncated": False,
+    },
     "memory.get_playlist_timeline": lambda rows: {
-        "user_id": 1, "playlist_id": playlist(1), "events_total": rows, "track_count": rows,
-        "points": [{"from": ISO, "to": ISO, "seq_from": i, "seq_to": i, "track_count_min": i, "track_count_max": i,
-                    "track_count_end": i, "types": {"ADD_TRACKS": 1}} for i in range(rows)]},
+        "user_id": 1,
+        "playlist_id": playlist(1),
+        "events_total": rows,
+        "track_count": rows,
+        "points": [
+            {
+                "from": ISO,
+                "to": ISO,
+                "seq_from": i,
+                "seq_to": i,
+                "track_count_min": i,
+                "track_count_max": i,
+                "track_count_end": i,
+                "types": {"ADD_TRACKS": 1},
+            }
+            for i in range(rows)
+        ],
+    },
     "memory.rotation_report": lambda rows: {
-        "as_of": ISO, "days": 30, "window_start": ISO, "truncated": False,
+        "as_of": ISO,
+        "days": 30,
+        "window_start": ISO,
+        "truncated": False,
         "totals": {"playlists": 3, "tracks_in_rotation": 2 * rows, "new": rows, "staples": rows, "other": 0},
         "new": [_rotated(i) for i in range(rows)],
-        "staples": [_rotated(i) | {"reasons": ["in_3_or_more_playlists"]} for i in range(rows)]},
-    "memory.add": lambda rows: {"user_id": 1, "memory_id": MEMORY_ID, "deduplicated": False, "memory": {
-        "memory_id": MEMORY_ID, "type": "insight", "entities": [f"e{i}" for i in range(rows)], "summary": "s",
-        "importance": 8, "metadata": {}, "timestamp": ISO, "last_seen_at": ISO, "seen_count": 1, "fuzzy": False,
-        "validated_at": None}},
-    "memory.query": lambda rows: {"user_id": 1, "memories": [
-        {"memory_id": MEMORY_ID, "timestamp": ISO, "type": "event", "entities": ["e"], "summary": "s", "importance": 7,
-         "days_ago": i, "fuzzy": False, "seen_count": 1, "metadata": {}, "score": 1.0} for i in range(rows)]},
+        "staples": [_rotated(i) | {"reasons": ["in_3_or_more_playlists"]} for i in range(rows)],
+    },
+    "memory.add": lambda rows: {
+        "user_id": 1,
+        "memory_id": MEMORY_ID,
+        "deduplicated": False,
+        "memory": {
+            "memory_id": MEMORY_ID,
+            "type": "insight",
+            "entities": [f"e{i}" for i in range(rows)],
+            "summary": "s",
+            "importance": 8,
+            "metadata": {},
+            "timestamp": ISO,
+            "last_seen_at": ISO,
+            "seen_count": 1,
+            "fuzzy": False,
+            "validated_at": None,
+        },
+    },
+    "memory.query": lambda rows: {
+        "user_id": 1,
+        "memories": [
+            {
+                "memory_id": MEMORY_ID,
+                "timestamp": ISO,
+                "type": "event",
+                "entities": ["e"],
+                "summary": "s",
+                "importance": 7,
+                "days_ago": i,
+                "fuzzy": False,
+                "seen_count": 1,
+                "metadata": {},
+                "score": 1.0,
+            }
+            for i in range(rows)
+        ],
+    },
     "memory.validate_recommendation": lambda rows: {
-        "user_id": 1, "memory_id": MEMORY_ID,
-        "recommendation": {"entities": [f"e{i}" for i in range(rows)], "summary": "s", "recommended_at": ISO,
-                           "days_since": 3, "check_after_days": 7},
-        "validation": {"plays_since_rec": rows, "plays_before_rec": 0, "user_heard_before": False,
-                       "first_play_after": ISO, "matched_on": "work", "plays_logged": True},
-        "follow_up_suggestion": "f"},
-    "memory.open_followups": lambda rows: {"user_id": 1, "total": rows, "followups": [
-        {"memory_id": MEMORY_ID, "entities": ["e"], "summary": "s", "recommended_at": ISO, "days_since": 9,
-         "check_after_days": 7, "due_at": ISO} for _ in range(rows)]},
-    "memory.get_context": lambda rows: {"user_id": 1, "block": "b", "tokens": 30, "diagnostics": {
-        "estimator": "e", "budget_tokens": 4000, "focus_matches": 0,
-        "sections": [{"section": s, "kept": rows, "dropped": rows, "tokens": rows} for s in
-                     ("prefer", "avoid", "rules", "playlists", "followups")],
-        "kept": [{"section": "prefer", "kind": "profile_field", "id": f"/likes/{i}", "reason": "ranked"}
-                 for i in range(rows)],
-        "dropped": [{"section": "avoid", "kind": "preference_event", "id": str(uuid.UUID(int=i + 1)),
-                     "reason": "superseded", "superseded_by": str(uuid.UUID(int=i + 2))} for i in range(rows)],
-        "unlisted": {"kept": 0, "dropped": 0}}},
+        "user_id": 1,
+        "memory_id": MEMORY_ID,
+        "recommendation": {
+            "entities": [f"e{i}" for i in range(rows)],
+            "summary": "s",
+            "recommended_at": ISO,
+            "days_since": 3,
+            "check_after_days": 7,
+        },
+        "validation": {
+            "plays_since_rec": rows,
+            "plays_before_rec": 0,
+            "user_heard_before": False,
+            "first_play_after": ISO,
+            "matched_on": "work",
+            "plays_logged": True,
+        },
+        "follow_up_suggestion": "f",
+    },
+    "memory.open_followups": lambda rows: {
+        "user_id": 1,
+        "total": rows,
+        "followups": [
+            {
+                "memory_id": MEMORY_ID,
+                "entities": ["e"],
+                "summary": "s",
+                "recommended_at": ISO,
+                "days_since": 9,
+                "check_after_days": 7,
+                "due_at": ISO,
+            }
+            for _ in range(rows)
+        ],
+    },
+    "memory.get_context": lambda rows: {
+        "user_id": 1,
+        "block": "b",
+        "tokens": 30,
+        "diagnostics": {
+            "estimator": "e",
+            "budget_tokens": 4000,
+            "focus_matches": 0,
+            "sections": [
+                {"section": s, "kept": rows, "dropped": rows, "tokens": rows}
+                for s in ("prefer", "avoid", "rules", "playlists", "followups")
+            ],
+            "kept": [
+                {"section": "prefer", "kind": "profile_field", "id": f"/likes/{i}", "reason": "ranked"}
+                for i in range(rows)
+            ],
+            "dropped": [
+                {
+                    "section": "avoid",
+                    "kind": "preference_event",
+                    "id": str(uuid.UUID(int=i + 1)),
+                    "reason": "superseded",
+                    "superseded_by": str(uuid.UUID(int=i + 2)),
+                }
+                for i in range(rows)
+            ],
+            "unlisted": {"kept": 0, "dropped": 0},
+        },
+    },
     "memory.record_choice": lambda rows: {
-        "event_id": str(uuid.UUID(int=1)), "user_id": 1, "timestamp": ISO, "type": "feedback", "source": "user",
-        "payload": {"choice": {"kind": "artist", "chose": {"name": "a"}, "over": {"id": "b"},
-                               "dimensions": [f"d{i}" for i in range(rows)]}, "raw_text": "r", "context": "c"}},
+        "event_id": str(uuid.UUID(int=1)),
+        "user_id": 1,
+        "timestamp": ISO,
+        "type": "feedback",
+        "source": "user",
+        "payload": {
+            "choice": {
+                "kind": "artist",
+                "chose": {"name": "a"},
+                "over": {"id": "b"},
+                "dimensions": [f"d{i}" for i in range(rows)],
+            },
+            "raw_text": "r",
+            "context": "c",
+        },
+    },
     "memory.explain": lambda rows: {
-        "user_id": 1, "path": "/likes/0", "value": "a", "history_complete": True, "truncated": False,
-        "set_by": [{"version": i + 1, "applied_at": ISO, "source": "user", "reason": "r", "path": "/likes", "value": "a"}
-                   for i in range(rows)],
-        "evidence": [{"kind": "preference_event", "id": str(uuid.UUID(int=i + 1)), "timestamp": ISO, "type": "like",
-                      "source": "user", "raw_text": "r", "superseded_by": str(uuid.UUID(int=i + 2))}
-                     for i in range(rows)]},
+        "user_id": 1,
+        "path": "/likes/0",
+        "value": "a",
+        "history_complete": True,
+        "truncated": False,
+        "set_by": [
+            {"version": i + 1, "applied_at": ISO, "source": "user", "reason": "r", "path": "/likes", "value": "a"}
+            for i in range(rows)
+        ],
+        "evidence": [
+            {
+                "kind": "preference_event",
+                "id": str(uuid.UUID(int=i + 1)),
+                "timestamp": ISO,
+                "type": "like",
+                "source": "user",
+                "raw_text": "r",
+                "superseded_by": str(uuid.UUID(int=i + 2)),
+            }
+            for i in range(rows)
+        ],
+    },
     "memory.inspect": lambda rows: {
-        "user_id": 1, "enabled": True, "paused_until": None, "unlisted_fields": 0, "history_complete": True,
+        "user_id": 1,
+        "enabled": True,
+        "paused_until": None,
+        "unlisted_fields": 0,
+        "history_complete": True,
         "hidden": None,
-        "counts": {"preference_events": rows, "playlists": 0, "tracks": 0, "memories": 0, "play_buckets": 0,
-                   "aging_records": 0, "profile_version": rows},
-        "last_context": {"served_at": ISO, "budget_tokens": 500, "focus": None, "block": "b", "tokens": 30,
-                         "diagnostics": {
-            "estimator": "e", "budget_tokens": 500, "focus_matches": 0,
-            "sections": [{"section": s, "kept": rows, "dropped": 0, "tokens": rows} for s in
-                         ("prefer", "avoid", "rules", "playlists", "followups")],
-            "kept": [{"section": "prefer", "kind": "profile_field", "id": f"/likes/{i}", "reason": "ranked"}
-                     for i in range(rows)],
-            "dropped": [], "unlisted": {"kept": 0, "dropped": 0}}},
-        "profile_fields": [{"path": f"/likes/{i}", "value": "a", "set_by_count": 1, "evidence_count": 1,
-                            "set_by": [{"version": 1, "applied_at": ISO, "source": "user", "reason": None}],
-                            "evidence": [{"id": str(uuid.UUID(int=i + 1)), "type": "like", "timestamp": ISO}]}
-                           for i in range(min(rows, 200))]},
+        "counts": {
+            "preference_events": rows,
+            "playlists": 0,
+            "tracks": 0,
+            "memories": 0,
+            "play_buckets": 0,
+            "aging_records": 0,
+            "profile_version": rows,
+        },
+        "last_context": {
+            "served_at": ISO,
+            "budget_tokens": 500,
+            "focus": None,
+            "block": "b",
+            "tokens": 30,
+            "diagnostics": {
+                "estimator": "e",
+                "budget_tokens": 500,
+                "focus_matches": 0,
+                "sections": [
+                    {"section": s, "kept": rows, "dropped": 0, "tokens": rows}
+                    for s in ("prefer", "avoid", "rules", "playlists", "followups")
+                ],
+                "kept": [
+                    {"section": "prefer", "kind": "profile_field", "id": f"/likes/{i}", "reason": "ranked"}
+                    for i in range(rows)
+                ],
+                "dropped": [],
+                "unlisted": {"kept": 0, "dropped": 0},
+            },
+        },
+        "profile_fields": [
+            {
+                "path": f"/likes/{i}",
+                "value": "a",
+                "set_by_count": 1,
+                "evidence_count": 1,
+                "set_by": [{"version": 1, "applied_at": ISO, "source": "user", "reason": None}],
+                "evidence": [{"id": str(uuid.UUID(int=i + 1)), "type": "like", "timestamp": ISO}],
+            }
+            for i in range(min(rows, 200))
+        ],
+    },
     "memory.feedback_summary": lambda rows: {
-        "as_of": ISO, "truncated": False,
+        "as_of": ISO,
+        "truncated": False,
         "totals": {"preference_events": 2 * rows, "profile_patches": 0, "groups": rows, "recurring_groups": rows},
-        "groups": [{"key": f"max: artist{i}", "basis": "same_words", "count": 2, "types": {"rule": 2},
-                    "first_seen": ISO, "last_seen": ISO, "label": "max two songs per artist", "subjects": [],
-                    "examples": [{"source": "preference_event", "event_id": str(uuid.UUID(int=i + 1)), "type": "rule",
-                                  "at": ISO, "text": "no more than 2 per artist"}]} for i in range(rows)]},
+        "groups": [
+            {
+                "key": f"max: artist{i}",
+                "basis": "same_words",
+                "count": 2,
+                "types": {"rule": 2},
+                "first_seen": ISO,
+                "last_seen": ISO,
+                "label": "max two songs per artist",
+                "subjects": [],
+                "examples": [
+                    {
+                        "source": "preference_event",
+                        "event_id": str(uuid.UUID(int=i + 1)),
+                        "type": "rule",
+                        "at": ISO,
+                        "text": "no more than 2 per artist",
+                    }
+                ],
+            }
+            for i in range(rows)
+        ],
+    },
 }
 
 
 def _rotated(i: int) -> dict[str, Any]:
-    return {"track_id": track(i), "first_seen": ISO, "present_since": ISO, "playlist_count": 1,
-            "playlists": [playlist(1)], "name": f"Song {i}", "artists": ["Band"]}
+    return {
+        "track_id": track(i),
+        "first_seen": ISO,
+        "present_since": ISO,
+        "playlist_count": 1,
+        "playlists": [playlist(1)],
+        "name": f"Song {i}",
+        "artists": ["Band"],
+    }
 
 
 def _scripted(rows: int) -> dict[str, Any]:
-    return {"event_id": str(uuid.UUID(int=1)), "playlist_id": playlist(1), "timestamp": ISO, "new_snapshot_id": None,
-            "added_count": rows, "removed_count": 0, "meta_fields": ["name", "intent_tags"] * rows}
+    return {
+        "event_id": str(uuid.UUID(int=1)),
+        "playlist_id": playlist(1),
+        "timestamp": ISO,
+        "new_snapshot_id": None,
+        "added_count": rows,
+        "removed_count": 0,
+        "meta_fields": ["name", "intent_tags"] * rows,
+    }
 
 
 # Sub-validations of an answer's fixed part (its fields outside arrays): memory_inspect nests the
@@ -327,7 +628,11 @@ def test_the_prd_schema_still_checks_every_track_id() -> None:
     problems = errors_of(result_validator("memory.reconstruct_playlist"), result)
     assert len(problems) == 2 and {p.split(":")[0] for p in problems} == {"track_ids/1", "track_ids/2"}
     # ... and the published one still checks everything around the list.
-    for broken in ({**result, "extra": 1}, {**result, "track_ids": "x"}, {k: v for k, v in result.items() if k != "as_of"}):
+    for broken in (
+        {**result, "extra": 1},
+        {**result, "track_ids": "x"},
+        {k: v for k, v in result.items() if k != "as_of"},
+    ):
         assert list(published.iter_errors({"success": True, "result": broken})), broken
 
 
@@ -343,7 +648,10 @@ def test_the_prd_schema_still_checks_every_field_of_every_row() -> None:
     assert {"/".join(p.split(":")[0].split("/")[:2]) for p in problems} == {"users/1", "users/2", "users/3"}, problems
     hits = ANSWERS["memory.search"](2)
     hits["results"][1]["kind"] = "song"
-    assert list(strict_validator(published_output_schema("memory.search")).iter_errors({"success": True, "result": hits})) == []
+    assert (
+        list(strict_validator(published_output_schema("memory.search")).iter_errors({"success": True, "result": hits}))
+        == []
+    )
     assert [p.split(":")[0] for p in errors_of(result_validator("memory.search"), hits)] == ["results/1/kind"]
     # ... and the published one still checks everything around the rows.
     for broken in ({**result, "extra": 1}, {"users": {"user_id": 1}}, {}):
@@ -355,12 +663,22 @@ async def test_big_answers_validate_against_both_schemas(settings: Settings) -> 
     ids = [track(i) for i in range(2_000)]
     async with connected(settings) as call:
         published = await published_schemas(call.client)
-        await call.ok("memory_log_playlist_create", {"user_id": 1, "playlist_id": playlist(1), "name": "big", "track_ids": ids})
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": [track(5000)]},
-        })
+        await call.ok(
+            "memory_log_playlist_create", {"user_id": 1, "playlist_id": playlist(1), "name": "big", "track_ids": ids}
+        )
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(5000)]},
+            },
+        )
         answers = {
-            "memory.reconstruct_playlist": await call("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": playlist(1)}),
+            "memory.reconstruct_playlist": await call(
+                "memory_reconstruct_playlist", {"user_id": 1, "playlist_id": playlist(1)}
+            ),
             "memory.get_playlist": await call("memory_get_playlist", {"user_id": 1, "playlist_id": playlist(1)}),
         }
     for prd_name, envelope in answers.items():
@@ -379,10 +697,16 @@ async def test_full_pages_validate_against_both_schemas(settings: Settings) -> N
         for user in range(2, 51):
             await call.ok("memory_update_profile", {"user_id": user, "patch": {"genres": ["jazz"]}})
         for n in range(50):
-            await call.ok("memory_log_playlist_create", {
-                "user_id": 1, "playlist_id": playlist(n), "name": f"Saxophone nights {n}", "track_ids": [track(n)],
-                "intent_tags": tags,
-            })
+            await call.ok(
+                "memory_log_playlist_create",
+                {
+                    "user_id": 1,
+                    "playlist_id": playlist(n),
+                    "name": f"Saxophone nights {n}",
+                    "track_ids": [track(n)],
+                    "intent_tags": tags,
+                },
+            )
         answers = {
             "ops.list_users": await call("ops_list_users", {"limit": 50}),
             "memory.get_playlists": await call("memory_get_playlists", {"user_id": 1, "limit": 50}),

@@ -38,9 +38,15 @@ async def test_ops_list_users_result(settings: Settings) -> None:
         empty = await ok(call, "ops.list_users", {})
         assert empty == {"users": []}
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["jazz"]}})
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 2, "playlist_id": playlist(1), "name": "Only a playlist", "track_ids": [track(1)],
-        })
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 2,
+                "playlist_id": playlist(1),
+                "name": "Only a playlist",
+                "track_ids": [track(1)],
+            },
+        )
         await call.ok("memory_append_preference_event", {"user_id": 3, "type": "note", "payload": {"raw_text": "hi"}})
         listed = await ok(call, "ops.list_users", {"limit": 10})
     by_user = {u["user_id"]: u for u in listed["users"]}
@@ -54,9 +60,14 @@ async def test_get_profile_result_without_and_with_profile(settings: Settings) -
     async with connected(settings) as call:
         missing = await ok(call, "memory.get_profile", {"user_id": 5})
         assert missing == {"user_id": 5, "profile": {}, "version": 0, "updated_at": None}
-        await call.ok("memory_update_profile", {
-            "user_id": 5, "patch": {"genres": ["jazz", "soul"], "energy": {"morning": "low"}}, "reason": "first",
-        })
+        await call.ok(
+            "memory_update_profile",
+            {
+                "user_id": 5,
+                "patch": {"genres": ["jazz", "soul"], "energy": {"morning": "low"}},
+                "reason": "first",
+            },
+        )
         await call.ok("memory_update_profile", {"user_id": 5, "patch": {"energy": {"evening": "high"}}})
         found = await ok(call, "memory.get_profile", {"user_id": 5})
     assert found["version"] == 2
@@ -66,29 +77,56 @@ async def test_get_profile_result_without_and_with_profile(settings: Settings) -
 
 async def test_update_profile_result(settings: Settings) -> None:
     async with connected(settings) as call:
-        created = await ok(call, "memory.update_profile", {
-            "user_id": 1, "patch": {"avoid": ["country"], "playlist_rules": {"max_tracks_per_artist": 2}},
-            "reason": "User feedback: no country", "source": "user", "create_if_missing": True,
-        })
+        created = await ok(
+            call,
+            "memory.update_profile",
+            {
+                "user_id": 1,
+                "patch": {"avoid": ["country"], "playlist_rules": {"max_tracks_per_artist": 2}},
+                "reason": "User feedback: no country",
+                "source": "user",
+                "create_if_missing": True,
+            },
+        )
         assert created["version"] == 1
-        patched = await ok(call, "memory.update_profile", {
-            "user_id": 1, "patch": {"avoid": None, "playlist_rules": {"max_tracks_per_artist": 3}},
-        })
+        patched = await ok(
+            call,
+            "memory.update_profile",
+            {
+                "user_id": 1,
+                "patch": {"avoid": None, "playlist_rules": {"max_tracks_per_artist": 3}},
+            },
+        )
         # A patch that changes nothing is still a valid result (version kept).
-        same = await ok(call, "memory.update_profile", {"user_id": 1, "patch": {"playlist_rules": {"max_tracks_per_artist": 3}}})
+        same = await ok(
+            call, "memory.update_profile", {"user_id": 1, "patch": {"playlist_rules": {"max_tracks_per_artist": 3}}}
+        )
     assert patched["version"] == 2 and patched["profile"] == {"playlist_rules": {"max_tracks_per_artist": 3}}
     assert same["version"] == 2 and same["profile"] == patched["profile"]
 
 
 async def test_append_preference_event_result(settings: Settings) -> None:
     async with connected(settings) as call:
-        now = await ok(call, "memory.append_preference_event", {
-            "user_id": 1, "type": "dislike", "payload": {"raw_text": "too much autotune", "artist": "X"},
-        })
-        given = await ok(call, "memory.append_preference_event", {
-            "user_id": 1, "type": "rule", "payload": {"raw_text": "max 2 per artist"}, "source": "user",
-            "timestamp": "2025-03-04T12:30:00+02:00",
-        })
+        now = await ok(
+            call,
+            "memory.append_preference_event",
+            {
+                "user_id": 1,
+                "type": "dislike",
+                "payload": {"raw_text": "too much autotune", "artist": "X"},
+            },
+        )
+        given = await ok(
+            call,
+            "memory.append_preference_event",
+            {
+                "user_id": 1,
+                "type": "rule",
+                "payload": {"raw_text": "max 2 per artist"},
+                "source": "user",
+                "timestamp": "2025-03-04T12:30:00+02:00",
+            },
+        )
     assert now["user_id"] == 1 and now["event_id"] != given["event_id"]
     # The checker itself can fail: bad formats and extra fields in this very result are caught.
     validator = result_validator("memory.append_preference_event")
@@ -108,15 +146,31 @@ async def test_append_preference_event_result(settings: Settings) -> None:
 
 async def test_log_playlist_create_result(settings: Settings) -> None:
     async with connected(settings) as call:
-        full = await ok(call, "memory.log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(1), "name": "Sunday Morning", "description": "slow start",
-            "track_ids": [track(1), track(2), track(1)], "intent_tags": ["calm"],
-            "seed_context": {"window": "08:00-10:00", "inspiration": ["Bill Evans"]},
-            "created_at": "2025-01-05T08:00:00Z", "idempotency_key": "create-sunday-1",
-        })
-        minimal = await ok(call, "memory.log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(2), "name": "x", "track_ids": [track(3)],
-        })
+        full = await ok(
+            call,
+            "memory.log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "name": "Sunday Morning",
+                "description": "slow start",
+                "track_ids": [track(1), track(2), track(1)],
+                "intent_tags": ["calm"],
+                "seed_context": {"window": "08:00-10:00", "inspiration": ["Bill Evans"]},
+                "created_at": "2025-01-05T08:00:00Z",
+                "idempotency_key": "create-sunday-1",
+            },
+        )
+        minimal = await ok(
+            call,
+            "memory.log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(2),
+                "name": "x",
+                "track_ids": [track(3)],
+            },
+        )
     assert full["stored_track_count"] == 3 and full["created_at"] == "2025-01-05T08:00:00.000Z"
     assert minimal["stored_track_count"] == 1 and minimal["playlist_id"] == playlist(2)
 
@@ -125,31 +179,71 @@ async def test_log_playlist_mutation_result_with_and_without_new_snapshot(settin
     settings = settings_factory(snapshot_every=2)
     pid = playlist(1)
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": pid, "name": "Mixed", "track_ids": [track(i) for i in range(1, 6)],
-        })
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": pid,
+                "name": "Mixed",
+                "track_ids": [track(i) for i in range(1, 6)],
+            },
+        )
         results = [
-            await ok(call, "memory.log_playlist_mutation", {
-                "user_id": 1, "playlist_id": pid, "type": "ADD_TRACKS",
-                "payload": {"track_ids": [track(6), track(7)], "insert_at": 0},
-                "client_event_id": str(uuid.uuid4()),
-            }),
-            await ok(call, "memory.log_playlist_mutation", {
-                "user_id": 1, "playlist_id": pid, "type": "REMOVE_TRACKS", "payload": {"track_ids": [track(1)]},
-            }),
-            await ok(call, "memory.log_playlist_mutation", {
-                "user_id": 1, "playlist_id": pid, "type": "ADD_TRACKS",
-                "payload": {"track_ids": [track(8), track(9)], "positions": [0, 3]},
-            }),
-            await ok(call, "memory.log_playlist_mutation", {
-                "user_id": 1, "playlist_id": pid, "type": "UPDATE_META",
-                "payload": {"name": "Mixed v2", "description": "now with more", "intent_tags": ["mixed"]},
-            }),
+            await ok(
+                call,
+                "memory.log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track(6), track(7)], "insert_at": 0},
+                    "client_event_id": str(uuid.uuid4()),
+                },
+            ),
+            await ok(
+                call,
+                "memory.log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "type": "REMOVE_TRACKS",
+                    "payload": {"track_ids": [track(1)]},
+                },
+            ),
+            await ok(
+                call,
+                "memory.log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": [track(8), track(9)], "positions": [0, 3]},
+                },
+            ),
+            await ok(
+                call,
+                "memory.log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "type": "UPDATE_META",
+                    "payload": {"name": "Mixed v2", "description": "now with more", "intent_tags": ["mixed"]},
+                },
+            ),
         ]
         current = await call.ok("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid})
-        results.append(await ok(call, "memory.log_playlist_mutation", {
-            "user_id": 1, "playlist_id": pid, "type": "REORDER", "payload": {"track_ids": current["track_ids"][::-1]},
-        }))
+        results.append(
+            await ok(
+                call,
+                "memory.log_playlist_mutation",
+                {
+                    "user_id": 1,
+                    "playlist_id": pid,
+                    "type": "REORDER",
+                    "payload": {"track_ids": current["track_ids"][::-1]},
+                },
+            )
+        )
     with_snapshot = [r for r in results if r.get("new_snapshot_id")]
     without = [r for r in results if not r.get("new_snapshot_id")]
     assert with_snapshot and without, f"expected both kinds of mutation result: {results}"
@@ -160,10 +254,16 @@ async def test_log_playlist_mutation_result_with_and_without_new_snapshot(settin
 async def test_get_playlists_result_with_cursor_and_last_page(settings: Settings) -> None:
     async with connected(settings) as call:
         for n in (1, 2, 3):
-            await call.ok("memory_log_playlist_create", {
-                "user_id": 1, "playlist_id": playlist(n), "name": f"List {n}", "track_ids": [track(n)],
-                "intent_tags": [f"tag{n}"],
-            })
+            await call.ok(
+                "memory_log_playlist_create",
+                {
+                    "user_id": 1,
+                    "playlist_id": playlist(n),
+                    "name": f"List {n}",
+                    "track_ids": [track(n)],
+                    "intent_tags": [f"tag{n}"],
+                },
+            )
         first = await ok(call, "memory.get_playlists", {"user_id": 1, "limit": 2})
         assert isinstance(first["next_cursor"], str) and len(first["items"]) == 2
         rest = await ok(call, "memory.get_playlists", {"user_id": 1, "limit": 2, "cursor": first["next_cursor"]})
@@ -175,19 +275,43 @@ async def test_get_playlists_result_with_cursor_and_last_page(settings: Settings
 
 async def test_get_playlist_result_with_and_without_description(settings: Settings) -> None:
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(1), "name": "Described", "description": "late night",
-            "track_ids": [track(1), track(2)], "intent_tags": ["night"], "seed_context": {"mood": "dark"},
-        })
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(2), "name": "Plain", "track_ids": [track(3)],
-        })
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": [track(4)]},
-        })
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "name": "Described",
+                "description": "late night",
+                "track_ids": [track(1), track(2)],
+                "intent_tags": ["night"],
+                "seed_context": {"mood": "dark"},
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(2),
+                "name": "Plain",
+                "track_ids": [track(3)],
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(4)]},
+            },
+        )
         described = await ok(call, "memory.get_playlist", {"user_id": 1, "playlist_id": playlist(1)})
-        plain = await ok(call, "memory.get_playlist", {"user_id": 1, "playlist_id": playlist(2), "include_events_limit": 0})
-        limited = await ok(call, "memory.get_playlist", {"user_id": 1, "playlist_id": playlist(1), "include_events_limit": 500})
+        plain = await ok(
+            call, "memory.get_playlist", {"user_id": 1, "playlist_id": playlist(2), "include_events_limit": 0}
+        )
+        limited = await ok(
+            call, "memory.get_playlist", {"user_id": 1, "playlist_id": playlist(1), "include_events_limit": 500}
+        )
     assert described["playlist"]["description"] == "late night"
     assert described["playlist"]["seed_context"] == {"mood": "dark"}
     assert [e["type"] for e in described["recent_events"]] == ["ADD_TRACKS"]
@@ -199,18 +323,36 @@ async def test_get_playlist_result_with_and_without_description(settings: Settin
 
 async def test_reconstruct_playlist_result_now_and_at_time(settings: Settings) -> None:
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(1), "name": "R", "track_ids": [track(1)],
-            "created_at": "2025-01-01T00:00:00Z",
-        })
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": [track(2)]},
-            "timestamp": "2025-01-02T00:00:00Z",
-        })
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "name": "R",
+                "track_ids": [track(1)],
+                "created_at": "2025-01-01T00:00:00Z",
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(2)]},
+                "timestamp": "2025-01-02T00:00:00Z",
+            },
+        )
         now = await ok(call, "memory.reconstruct_playlist", {"user_id": 1, "playlist_id": playlist(1)})
-        then = await ok(call, "memory.reconstruct_playlist", {
-            "user_id": 1, "playlist_id": playlist(1), "at_time": "2025-01-01T12:00:00Z",
-        })
+        then = await ok(
+            call,
+            "memory.reconstruct_playlist",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "at_time": "2025-01-01T12:00:00Z",
+            },
+        )
     assert now["track_ids"] == [track(1), track(2)]
     assert then["track_ids"] == [track(1)] and then["as_of"] == "2025-01-01T12:00:00.000Z"
 
@@ -218,12 +360,23 @@ async def test_reconstruct_playlist_result_now_and_at_time(settings: Settings) -
 async def test_search_result_has_hits_of_all_three_kinds(settings: Settings) -> None:
     async with connected(settings) as call:
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"notes": "loves saxophone solos"}})
-        await call.ok("memory_append_preference_event", {
-            "user_id": 1, "type": "like", "payload": {"raw_text": "that saxophone break was great"},
-        })
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(1), "name": "Saxophone Nights", "track_ids": [track(1)],
-        })
+        await call.ok(
+            "memory_append_preference_event",
+            {
+                "user_id": 1,
+                "type": "like",
+                "payload": {"raw_text": "that saxophone break was great"},
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "name": "Saxophone Nights",
+                "track_ids": [track(1)],
+            },
+        )
         found = await ok(call, "memory.search", {"user_id": 1, "query": "saxophone", "limit": 10})
         nothing = await ok(call, "memory.search", {"user_id": 1, "query": "bagpipes"})
     assert {hit["kind"] for hit in found["results"]} == {"playlist", "preference_event", "profile"}
@@ -237,9 +390,15 @@ async def test_export_user_data_result(settings: Settings) -> None:
         empty = await ok(call, "memory.export_user_data", {"user_id": 1})
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["jazz"]}})
         await call.ok("memory_append_preference_event", {"user_id": 1, "type": "note", "payload": {"raw_text": "x"}})
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(1), "name": "E", "track_ids": [track(1)],
-        })
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "name": "E",
+                "track_ids": [track(1)],
+            },
+        )
         full = await ok(call, "memory.export_user_data", {"user_id": 1})
     assert empty["user_id"] == 1
     assert empty["data"]["profile"] is None and empty["data"]["playlists"] == []
@@ -262,16 +421,30 @@ async def test_ops_audit_result(settings: Settings) -> None:
     async with connected(settings) as call:
         empty = await ok(call, "ops.audit", {"user_id": 1})
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["jazz"]}})
-        await call.ok("memory_log_playlist_create", {
-            "user_id": 1, "playlist_id": playlist(1), "name": "A", "track_ids": [track(1)],
-        })
-        await call.ok("memory_log_playlist_mutation", {
-            "user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": [track(2)]},
-        })
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "name": "A",
+                "track_ids": [track(1)],
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_mutation",
+            {
+                "user_id": 1,
+                "playlist_id": playlist(1),
+                "type": "ADD_TRACKS",
+                "payload": {"track_ids": [track(2)]},
+            },
+        )
         everyone = await ok(call, "ops.audit", {"limit": 500})
         one_playlist = await ok(call, "ops.audit", {"user_id": 1, "playlist_id": playlist(1), "limit": 1})
         if one_playlist.get("next_cursor"):
-            await ok(call, "ops.audit", {"user_id": 1, "playlist_id": playlist(1), "cursor": one_playlist["next_cursor"]})
+            await ok(
+                call, "ops.audit", {"user_id": 1, "playlist_id": playlist(1), "cursor": one_playlist["next_cursor"]}
+            )
     assert empty["entries"] == []
     if not settings.mongodb_uri:  # on MongoDB the change-stream watcher writes the entries a moment later
         assert len(everyone["entries"]) >= 3

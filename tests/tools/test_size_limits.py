@@ -15,24 +15,53 @@ TAGS_1KB = [f"tag-{n:04d}-" + "x" * 39 for n in range(20)]  # 1,021 bytes as JSO
 async def test_oversized_free_form_content_is_refused_naming_the_field(settings: Settings) -> None:
     async with connected(settings) as call:
         await call.ok("memory_update_profile", {"user_id": USER, "patch": {"a": "x" * 40_000}})
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist(1), "name": "n",
-                                                     "track_ids": [track(1)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": USER, "playlist_id": playlist(1), "name": "n", "track_ids": [track(1)]},
+        )
         before = await call.ok("memory_export_user_data", {"user_id": USER})
         refusals = [
             ("memory_update_profile", {"user_id": USER, "patch": {"b": "x" * 70_000}}, "patch"),
             # Each patch fits, but the profile they make would not.
             ("memory_update_profile", {"user_id": USER, "patch": {"b": "x" * 40_000}}, "patch"),
             ("memory_update_profile", {"user_id": USER, "patch": {"c": 1}, "reason": "r" * 20_000}, "reason"),
-            ("memory_append_preference_event",
-             {"user_id": USER, "type": "note", "payload": {"raw_text": "w " * 10_000}}, "payload"),
-            ("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist(2), "name": "n",
-                                            "track_ids": [track(1)], "intent_tags": TAGS_1KB + ["one more"]},
-             "intent_tags"),
-            ("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist(2), "name": "n",
-                                            "track_ids": [track(1)], "seed_context": {"notes": "n" * 17_000}},
-             "seed_context"),
-            ("memory_log_playlist_mutation", {"user_id": USER, "playlist_id": playlist(1), "type": "UPDATE_META",
-                                              "payload": {"intent_tags": TAGS_1KB * 2}}, "payload.intent_tags"),
+            (
+                "memory_append_preference_event",
+                {"user_id": USER, "type": "note", "payload": {"raw_text": "w " * 10_000}},
+                "payload",
+            ),
+            (
+                "memory_log_playlist_create",
+                {
+                    "user_id": USER,
+                    "playlist_id": playlist(2),
+                    "name": "n",
+                    "track_ids": [track(1)],
+                    "intent_tags": [*TAGS_1KB, "one more"],
+                },
+                "intent_tags",
+            ),
+            (
+                "memory_log_playlist_create",
+                {
+                    "user_id": USER,
+                    "playlist_id": playlist(2),
+                    "name": "n",
+                    "track_ids": [track(1)],
+                    "seed_context": {"notes": "n" * 17_000},
+                },
+                "seed_context",
+            ),
+            (
+                "memory_log_playlist_mutation",
+                {
+                    "user_id": USER,
+                    "playlist_id": playlist(1),
+                    "type": "UPDATE_META",
+                    "payload": {"intent_tags": TAGS_1KB * 2},
+                },
+                "payload.intent_tags",
+            ),
         ]
         for tool, arguments, field in refusals:
             error = await call.error(tool, arguments, "INVALID_ARGUMENT")
@@ -40,8 +69,16 @@ async def test_oversized_free_form_content_is_refused_naming_the_field(settings:
             assert error["details"]["bytes"] > error["details"]["limit_bytes"], error
         after = await call.ok("memory_export_user_data", {"user_id": USER})
         # What fits is still accepted.
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist(2), "name": "n",
-                                                     "track_ids": [track(1)], "intent_tags": TAGS_1KB})
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": USER,
+                "playlist_id": playlist(2),
+                "name": "n",
+                "track_ids": [track(1)],
+                "intent_tags": TAGS_1KB,
+            },
+        )
     assert after["data"] | {"as_of": None} == before["data"] | {"as_of": None}, "a refused call wrote something"
 
 
@@ -52,8 +89,10 @@ async def test_a_page_of_long_named_many_tagged_playlists_stays_within_the_answe
     names = {playlist(n): "ñ" * 200 for n in range(120)}  # 400 bytes of UTF-8 each, plus 1 KB of tags
     async with connected(settings) as call:
         for pid, name in names.items():
-            await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": pid, "name": name,
-                                                         "track_ids": [track(1)], "intent_tags": TAGS_1KB})
+            await call.ok(
+                "memory_log_playlist_create",
+                {"user_id": USER, "playlist_id": pid, "name": name, "track_ids": [track(1)], "intent_tags": TAGS_1KB},
+            )
         seen: list[str] = []
         pages: list[int] = []
         arguments: dict[str, object] = {"user_id": USER, "limit": 200}
@@ -78,6 +117,7 @@ async def test_a_very_long_word_is_indexed_whole(settings: Settings) -> None:
         hits = (await call.ok("memory_search", {"user_id": USER, "query": "y" * 400}))["results"]
         found = (await call.ok("memory_search", {"user_id": USER, "query": "forever"}))["results"]
     # (By meaning, a run of 400 'y' is near a run of 5,000: that hit, if any, says so.)
-    assert [h for h in hits if h["metadata"].get("matched_by") != "meaning"] == [], \
+    assert [h for h in hits if h["metadata"].get("matched_by") != "meaning"] == [], (
         "a long token is not stemmed down to a shorter one"
+    )
     assert [h["id"] for h in found] == ["profile:motto"]

@@ -12,10 +12,20 @@ from tests.support import connected
 from tools.specs.catalog import TOOL_SPECS, TOOLSETS
 
 # The PRD's tools (seed 000): its eleven memory tools and ops.list_users.
-PRD_TOOLS = {"ops_list_users", "memory_get_profile", "memory_update_profile", "memory_append_preference_event",
-             "memory_log_playlist_create", "memory_log_playlist_mutation", "memory_get_playlists",
-             "memory_get_playlist", "memory_reconstruct_playlist", "memory_search", "memory_export_user_data",
-             "memory_delete_user_data"}
+PRD_TOOLS = {
+    "ops_list_users",
+    "memory_get_profile",
+    "memory_update_profile",
+    "memory_append_preference_event",
+    "memory_log_playlist_create",
+    "memory_log_playlist_mutation",
+    "memory_get_playlists",
+    "memory_get_playlist",
+    "memory_reconstruct_playlist",
+    "memory_search",
+    "memory_export_user_data",
+    "memory_delete_user_data",
+}
 
 
 async def listed(settings: Settings) -> set[str]:
@@ -46,14 +56,16 @@ async def test_toolsets_combine_and_every_tool_is_in_one() -> None:
 
 async def test_a_tool_outside_the_toolsets_cannot_be_called(settings: Settings) -> None:
     async with connected(settings.model_copy(update={"toolsets": ["core"]})) as call:
-        answer = await call.client.call_tool("memory_forget", {"user_id": 1, "kind": "memory", "id": "x",
-                                                               "confirm": True})
+        answer = await call.client.call_tool(
+            "memory_forget", {"user_id": 1, "kind": "memory", "id": "x", "confirm": True}
+        )
     assert answer.is_error and "memory_forget" in answer.content[0].text  # unknown to this server
 
 
 @pytest.mark.parametrize("value", ["bogus", "core,nope", ","])
 def test_unknown_toolsets_are_refused_at_start(value: str, tmp_path: Path) -> None:
-    done = run_cli(["serve"], Settings(data_dir=tmp_path / "data"), cwd=tmp_path, env={"MEMORY_TOOLSETS": value},
-                   timeout=60)
+    done = run_cli(
+        ["serve"], Settings(data_dir=tmp_path / "data"), cwd=tmp_path, env={"MEMORY_TOOLSETS": value}, timeout=60
+    )
     assert done.returncode != 0
     assert "toolsets" in done.stderr

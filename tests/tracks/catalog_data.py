@@ -241,19 +241,149 @@ ABBA | Dancing Queen | Arrival | 3:50
 ABBA | Mamma Mia | ABBA | 3:33
 """
 
-WORDS = ("love night heart fire dance summer rain light dream blue gold city river road home wild girl boy "
-         "moon sun star baby crazy lonely little broken sweet cold midnight morning paradise shadow ghost "
-         "forever tonight yesterday tomorrow angel devil heaven highway ocean storm thunder silver velvet "
-         "electric neon golden burning falling running dancing waiting calling walking lost free young "
-         "hearts eyes hands lies tears kiss fever echo mirror window garden island desert winter").split()
-FIRST = ("Nora Leo Maya Jonas Ivy Theo Elsa Otto Lena Felix Clara Hugo Mila Arlo June Rafa Ada Milo Iris Sol "
-         "Wren Kai Esme Luca").split()
-LAST = ("Quill Harbor Vance Lindqvist Moreau Castell Okafor Brandt Sato Novak Reyes Ferris Aalto Byrne Duval "
-        "Halloran Ishikawa Kowalski").split()
-BANDS = ("Velvet Harbor, Paper Satellites, The Neon Orchard, Glass Pilots, Northern Static, The Quiet Comets, "
-         "Silver Tongues, Hollow Kites, Echo Park Drive, The Marigolds, Wolf & Lantern, Copper Sky, "
-         "The Night Gardeners, Lost Atlas, Blue Meridian, Cold Harbour, The Wild Hours, Golden Arrows, "
-         "Static Bloom, The Morning Lights").split(", ")
+WORDS = [
+    "love",
+    "night",
+    "heart",
+    "fire",
+    "dance",
+    "summer",
+    "rain",
+    "light",
+    "dream",
+    "blue",
+    "gold",
+    "city",
+    "river",
+    "road",
+    "home",
+    "wild",
+    "girl",
+    "boy",
+    "moon",
+    "sun",
+    "star",
+    "baby",
+    "crazy",
+    "lonely",
+    "little",
+    "broken",
+    "sweet",
+    "cold",
+    "midnight",
+    "morning",
+    "paradise",
+    "shadow",
+    "ghost",
+    "forever",
+    "tonight",
+    "yesterday",
+    "tomorrow",
+    "angel",
+    "devil",
+    "heaven",
+    "highway",
+    "ocean",
+    "storm",
+    "thunder",
+    "silver",
+    "velvet",
+    "electric",
+    "neon",
+    "golden",
+    "burning",
+    "falling",
+    "running",
+    "dancing",
+    "waiting",
+    "calling",
+    "walking",
+    "lost",
+    "free",
+    "young",
+    "hearts",
+    "eyes",
+    "hands",
+    "lies",
+    "tears",
+    "kiss",
+    "fever",
+    "echo",
+    "mirror",
+    "window",
+    "garden",
+    "island",
+    "desert",
+    "winter",
+]
+FIRST = [
+    "Nora",
+    "Leo",
+    "Maya",
+    "Jonas",
+    "Ivy",
+    "Theo",
+    "Elsa",
+    "Otto",
+    "Lena",
+    "Felix",
+    "Clara",
+    "Hugo",
+    "Mila",
+    "Arlo",
+    "June",
+    "Rafa",
+    "Ada",
+    "Milo",
+    "Iris",
+    "Sol",
+    "Wren",
+    "Kai",
+    "Esme",
+    "Luca",
+]
+LAST = [
+    "Quill",
+    "Harbor",
+    "Vance",
+    "Lindqvist",
+    "Moreau",
+    "Castell",
+    "Okafor",
+    "Brandt",
+    "Sato",
+    "Novak",
+    "Reyes",
+    "Ferris",
+    "Aalto",
+    "Byrne",
+    "Duval",
+    "Halloran",
+    "Ishikawa",
+    "Kowalski",
+]
+BANDS = [
+    "Velvet Harbor",
+    "Paper Satellites",
+    "The Neon Orchard",
+    "Glass Pilots",
+    "Northern Static",
+    "The Quiet Comets",
+    "Silver Tongues",
+    "Hollow Kites",
+    "Echo Park Drive",
+    "The Marigolds",
+    "Wolf & Lantern",
+    "Copper Sky",
+    "The Night Gardeners",
+    "Lost Atlas",
+    "Blue Meridian",
+    "Cold Harbour",
+    "The Wild Hours",
+    "Golden Arrows",
+    "Static Bloom",
+    "The Morning Lights",
+]
 GENRES = ["indie", "rock", "pop", "metal", "electronic", "folk", "hip hop", "soul", "synthpop", "ambient"]
 
 
@@ -265,10 +395,19 @@ def _seconds(text: str) -> int:
 def real_tracks() -> list[dict[str, Any]]:
     rows = [line.split(" | ") for line in REAL.strip().splitlines()]
     rng = random.Random(2)
-    return [{"track_id": f"real{i:06d}track", "name": title, "artists": [artist], "album": album,
-             "duration_ms": _seconds(length) * 1000, "popularity": rng.randint(40, 95),
-             "genres": [rng.choice(GENRES)], "energy": round(rng.uniform(0.2, 0.95), 2)}
-            for i, (artist, title, album, length) in enumerate(rows)]
+    return [
+        {
+            "track_id": f"real{i:06d}track",
+            "name": title,
+            "artists": [artist],
+            "album": album,
+            "duration_ms": _seconds(length) * 1000,
+            "popularity": rng.randint(40, 95),
+            "genres": [rng.choice(GENRES)],
+            "energy": round(rng.uniform(0.2, 0.95), 2),
+        }
+        for i, (artist, title, album, length) in enumerate(rows)
+    ]
 
 
 def filler_tracks(count: int, seed: int = 7) -> list[dict[str, Any]]:
@@ -280,10 +419,18 @@ def filler_tracks(count: int, seed: int = 7) -> list[dict[str, Any]]:
         if rng.random() < 0.1:
             title += " - Acoustic" if rng.random() < 0.5 else " (Live)"
         album = " ".join(rng.sample(WORDS, rng.choice([1, 2, 3]))).title()
-        tracks.append({"track_id": f"fill{i:06d}track", "name": title, "artists": [rng.choice(artists)],
-                       "album": album, "duration_ms": rng.randint(150, 330) * 1000,
-                       "popularity": rng.randint(0, 70), "genres": [rng.choice(GENRES)],
-                       "energy": round(rng.uniform(0.1, 0.95), 2)})
+        tracks.append(
+            {
+                "track_id": f"fill{i:06d}track",
+                "name": title,
+                "artists": [rng.choice(artists)],
+                "album": album,
+                "duration_ms": rng.randint(150, 330) * 1000,
+                "popularity": rng.randint(0, 70),
+                "genres": [rng.choice(GENRES)],
+                "energy": round(rng.uniform(0.1, 0.95), 2),
+            }
+        )
     return tracks
 
 

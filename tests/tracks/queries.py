@@ -9,10 +9,21 @@ from __future__ import annotations
 Expected = tuple[str, str] | None
 
 KEPT: dict[str, list[tuple[str, str]]] = {
-    "Late night drive": [("Nightwish", "Ghost Love Score"), ("Sabaton", "Primo Victoria"), ("Coldplay", "Yellow"),
-                         ("The Killers", "Mr. Brightside"), ("Muse", "Starlight"), ("Nightwish", "Nemo")],
-    "Sunday slow": [("The Cure", "Just Like Heaven"), ("Bon Iver", "Skinny Love"), ("Nightwish", "Ghost Love Score"),
-                    ("Coldplay", "Yellow"), ("Massive Attack", "Teardrop")],
+    "Late night drive": [
+        ("Nightwish", "Ghost Love Score"),
+        ("Sabaton", "Primo Victoria"),
+        ("Coldplay", "Yellow"),
+        ("The Killers", "Mr. Brightside"),
+        ("Muse", "Starlight"),
+        ("Nightwish", "Nemo"),
+    ],
+    "Sunday slow": [
+        ("The Cure", "Just Like Heaven"),
+        ("Bon Iver", "Skinny Love"),
+        ("Nightwish", "Ghost Love Score"),
+        ("Coldplay", "Yellow"),
+        ("Massive Attack", "Teardrop"),
+    ],
 }
 
 QUERIES: list[tuple[str, Expected, str]] = [

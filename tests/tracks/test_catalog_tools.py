@@ -17,8 +17,9 @@ def song(n: int, name: str, artist: str, **extra: Any) -> dict[str, Any]:
     return {"track_id": track(n), "name": name, "artists": [artist], **extra}
 
 
-NEMO = song(1, "Nemo", "Nightwish", album="Once", duration_ms=276000, popularity=70, genres=["symphonic metal"],
-            energy=0.55)
+NEMO = song(
+    1, "Nemo", "Nightwish", album="Once", duration_ms=276000, popularity=70, genres=["symphonic metal"], energy=0.55
+)
 AMARANTH = song(2, "Amaranth", "Nightwish", album="Dark Passion Play", duration_ms=231000)
 YELLOW = song(3, "Yellow", "Coldplay")
 
@@ -38,8 +39,14 @@ async def test_upsert_is_idempotent_and_counts_what_it_did(settings: Settings) -
         described = await describe_tracks(call.service.database, ALICE, [track(1), track(9), track(3)])
     assert set(described) == {track(1), track(3)}  # unknown ids are absent
     assert described[track(1)] == {**NEMO, "name": "Nemo - Remastered"}
-    assert described[track(3)] == {**YELLOW, "album": None, "duration_ms": None, "popularity": None, "genres": [],
-                                   "energy": None}
+    assert described[track(3)] == {
+        **YELLOW,
+        "album": None,
+        "duration_ms": None,
+        "popularity": None,
+        "genres": [],
+        "energy": None,
+    }
 
 
 async def test_upsert_is_bounded_and_validated(settings: Settings) -> None:
@@ -47,10 +54,12 @@ async def test_upsert_is_bounded_and_validated(settings: Settings) -> None:
         too_many = [song(n, f"Song {n}", "Band") for n in range(501)]
         error = await call.error("memory_upsert_tracks", {"user_id": ALICE, "tracks": too_many}, "INVALID_ARGUMENT")
         assert "tracks" in str(error.get("details"))
-        await call.error("memory_upsert_tracks", {"user_id": ALICE, "tracks": [{**NEMO, "energy": 1.5}]},
-                         "INVALID_ARGUMENT")
-        await call.error("memory_upsert_tracks", {"user_id": ALICE, "tracks": [{**NEMO, "artists": []}]},
-                         "INVALID_ARGUMENT")
+        await call.error(
+            "memory_upsert_tracks", {"user_id": ALICE, "tracks": [{**NEMO, "energy": 1.5}]}, "INVALID_ARGUMENT"
+        )
+        await call.error(
+            "memory_upsert_tracks", {"user_id": ALICE, "tracks": [{**NEMO, "artists": []}]}, "INVALID_ARGUMENT"
+        )
         assert await call.service.database.tracks.count_documents({"user_id": ALICE}) == 0
 
 
@@ -64,8 +73,9 @@ async def test_another_users_tracks_never_resolve_appear_or_confirm(settings: Se
         assert not mine["resolved"]
         hits = await call.ok("memory_search", {"user_id": BOB, "query": "nightwish nemo"})
         assert hits["results"] == []
-        error = await call.error("memory_confirm_track", {"user_id": BOB, "text": "nemo", "track_id": track(1)},
-                                 "NOT_FOUND")
+        error = await call.error(
+            "memory_confirm_track", {"user_id": BOB, "text": "nemo", "track_id": track(1)}, "NOT_FOUND"
+        )
         assert error["details"] == {"field": "track_id"}
         checked = await call.ok("memory_check_playlist", {"user_id": BOB, "track_ids": [track(1), track(3)]})
         assert checked["unknown_tracks"] == [track(1)]
@@ -81,13 +91,20 @@ async def test_tracks_are_found_by_search_and_dropped_on_delete(settings: Settin
         envelope = await call("memory_search", {"user_id": ALICE, "query": "amaranth"})
         assert_valid_success("memory.search", envelope)
         hit = envelope["result"]["results"][0]
-        assert hit == {"kind": "track", "id": track(2), "score": hit["score"], "snippet": "Amaranth",
-                       "metadata": {"name": "Amaranth", "artists": ["Nightwish"]}}
+        assert hit == {
+            "kind": "track",
+            "id": track(2),
+            "score": hit["score"],
+            "snippet": "Amaranth",
+            "metadata": {"name": "Amaranth", "artists": ["Nightwish"]},
+        }
         full = await call.ok("memory_search", {"user_id": ALICE, "query": "dark passion", "detail": "full"})
         assert full["results"][0]["metadata"]["album"] == "Dark Passion Play"
         # A write after the index was built is searchable at once.
         await call.ok("memory_upsert_tracks", {"user_id": ALICE, "tracks": [{**YELLOW, "name": "Yellow Submarine"}]})
-        assert (await call.ok("memory_search", {"user_id": ALICE, "query": "submarine"}))["results"][0]["id"] == track(3)
+        assert (await call.ok("memory_search", {"user_id": ALICE, "query": "submarine"}))["results"][0]["id"] == track(
+            3
+        )
         await call.ok("memory_delete_user_data", {"user_id": ALICE, "confirm": True})
         assert (await call.ok("memory_search", {"user_id": ALICE, "query": "amaranth"}))["results"] == []
         gone = await call.ok("memory_resolve_track", {"user_id": ALICE, "text": "amaranth"})
@@ -114,8 +131,9 @@ async def test_resolution_is_exact_after_every_write(settings: Settings) -> None
 async def test_confirm_needs_words_to_remember(settings: Settings) -> None:
     async with connected(settings) as call:
         await call.ok("memory_upsert_tracks", {"user_id": ALICE, "tracks": [NEMO]})
-        error = await call.error("memory_confirm_track", {"user_id": ALICE, "text": "?!", "track_id": track(1)},
-                                 "INVALID_ARGUMENT")
+        error = await call.error(
+            "memory_confirm_track", {"user_id": ALICE, "text": "?!", "track_id": track(1)}, "INVALID_ARGUMENT"
+        )
         assert error["details"] == {"field": "text"}
         empty = await call.ok("memory_resolve_track", {"user_id": ALICE, "text": "?!"})
         assert empty == {"user_id": ALICE, "resolved": False, "best": None, "alternatives": []}

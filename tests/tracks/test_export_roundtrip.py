@@ -8,25 +8,37 @@ from typing import Any
 import pytest
 
 from service.errors import InvalidArgument
-from service.transfer.export import decode_cursor, encode_cursor
 from service.settings import Settings
+from service.transfer.export import decode_cursor, encode_cursor
 from tests.support import Caller, connected, playlist, track
 
 USER = 31
 
 
 def catalog(count: int) -> list[dict[str, Any]]:
-    return [{"track_id": track(n), "name": f"Song number {n} " + "la " * (n % 40), "artists": [f"Band {n % 17}"],
-             "album": f"Album {n % 9}", "duration_ms": 180_000 + n, "popularity": n % 100,
-             "genres": ["rock", "pop"][: 1 + n % 2], "energy": (n % 10) / 10} for n in range(1, count + 1)]
+    return [
+        {
+            "track_id": track(n),
+            "name": f"Song number {n} " + "la " * (n % 40),
+            "artists": [f"Band {n % 17}"],
+            "album": f"Album {n % 9}",
+            "duration_ms": 180_000 + n,
+            "popularity": n % 100,
+            "genres": ["rock", "pop"][: 1 + n % 2],
+            "energy": (n % 10) / 10,
+        }
+        for n in range(1, count + 1)
+    ]
 
 
 async def write(call: Caller, count: int) -> None:
     tracks = catalog(count)
     for start in range(0, count, 500):
-        await call.ok("memory_upsert_tracks", {"user_id": USER, "tracks": tracks[start:start + 500]})
-    await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist(1), "name": "p",
-                                                 "track_ids": [track(1), track(2)]})
+        await call.ok("memory_upsert_tracks", {"user_id": USER, "tracks": tracks[start : start + 500]})
+    await call.ok(
+        "memory_log_playlist_create",
+        {"user_id": USER, "playlist_id": playlist(1), "name": "p", "track_ids": [track(1), track(2)]},
+    )
     for n in range(1, 40):
         await call.ok("memory_confirm_track", {"user_id": USER, "text": f"that song {n}", "track_id": track(n)})
     await call.ok("memory_confirm_track", {"user_id": USER, "text": "That song 1!", "track_id": track(1)})
@@ -36,10 +48,14 @@ async def stored(call: Caller) -> dict[str, Any]:
     db = call.service.database
     strip = ("written_by",)
     return {
-        "tracks": [{k: v for k, v in d.items() if k not in strip} for d in
-                   await db.tracks.find({"user_id": USER}, sort=[("_id", 1)])],
-        "choices": [{k: v for k, v in d.items() if k not in strip} for d in
-                    await db.track_choices.find({"user_id": USER}, sort=[("_id", 1)])],
+        "tracks": [
+            {k: v for k, v in d.items() if k not in strip}
+            for d in await db.tracks.find({"user_id": USER}, sort=[("_id", 1)])
+        ],
+        "choices": [
+            {k: v for k, v in d.items() if k not in strip}
+            for d in await db.track_choices.find({"user_id": USER}, sort=[("_id", 1)])
+        ],
     }
 
 
@@ -84,8 +100,10 @@ async def test_round_trip_in_parts(settings_factory: Any) -> None:
 
 async def test_an_export_without_the_catalog_sections_imports(settings: Settings) -> None:
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": USER, "playlist_id": playlist(1), "name": "p",
-                                                     "track_ids": [track(1)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": USER, "playlist_id": playlist(1), "name": "p", "track_ids": [track(1)]},
+        )
         exported = await call.service.transfer.export_all(USER)
         old = {k: v for k, v in exported.items() if k not in ("tracks", "track_choices")}
         await call.ok("memory_delete_user_data", {"user_id": USER, "confirm": True})

@@ -46,8 +46,10 @@ async def test_labelled_requests_resolve_to_the_expected_track(settings: Setting
         envelope = await call("memory_resolve_track", {"user_id": USER, "text": "viva la something", "limit": 3})
     found = [q for q in QUERIES if q[1] is not None]
     accuracy = sum(right[c] for c in total if c != "missing") / len(found)
-    print(f"\nresolution top-1: {accuracy:.1%} of {len(found)} requests with an answer; not in the catalog "
-          f"and left unresolved: {right['missing']}/{total['missing']}")
+    print(
+        f"\nresolution top-1: {accuracy:.1%} of {len(found)} requests with an answer; not in the catalog "
+        f"and left unresolved: {right['missing']}/{total['missing']}"
+    )
     print("by category: " + ", ".join(f"{c} {right[c]}/{n}" for c, n in total.items()))
     for miss in misses:
         print("not first:", miss)
@@ -65,8 +67,9 @@ async def test_a_confirmation_changes_the_next_answer(settings: Settings) -> Non
         await log_kept(call, USER, tracks, KEPT)
         before = await call.ok("memory_resolve_track", {"user_id": USER, "text": "that nightwish song"})
         assert before["best"]["name"] == "Ghost Love Score"  # kept in two playlists
-        confirmed = await call("memory_confirm_track", {"user_id": USER, "text": "that nightwish song",
-                                                        "track_id": nemo})
+        confirmed = await call(
+            "memory_confirm_track", {"user_id": USER, "text": "that nightwish song", "track_id": nemo}
+        )
         assert_valid_success("memory.confirm_track", confirmed)
         assert confirmed["result"]["confirmations"] == 1
         after = await call.ok("memory_resolve_track", {"user_id": USER, "text": "That Nightwish song!"})
@@ -77,8 +80,7 @@ async def test_a_confirmation_changes_the_next_answer(settings: Settings) -> Non
         unknown = await call.ok("memory_resolve_track", {"user_id": USER, "text": "hey there delilah"})
         assert not unknown["resolved"]
         await call.ok("memory_confirm_track", {"user_id": USER, "text": "hey there delilah", "track_id": nemo})
-        again = await call.ok("memory_confirm_track", {"user_id": USER, "text": "hey there delilah",
-                                                       "track_id": nemo})
+        again = await call.ok("memory_confirm_track", {"user_id": USER, "text": "hey there delilah", "track_id": nemo})
         assert again["confirmations"] == 2
         assert (await call.ok("memory_resolve_track", {"user_id": USER, "text": "hey there delilah"}))["resolved"]
         # Other requests are not affected.

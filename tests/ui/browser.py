@@ -43,8 +43,11 @@ def chromium_executable(wait: float = INSTALL_WAIT) -> Path:
             text = status.read_text().strip()
             if CHROMIUM.exists():
                 break
-            pytest.fail(f"the background `apt-get install chromium` ended with status {text!r} and left no "
-                        f"{CHROMIUM}; see {status}.log", pytrace=False)
+            pytest.fail(
+                f"the background `apt-get install chromium` ended with status {text!r} and left no "
+                f"{CHROMIUM}; see {status}.log",
+                pytrace=False,
+            )
         if time.monotonic() > deadline:
             pytest.fail(f"Chromium was still being installed after {wait:.0f}s", pytrace=False)
         time.sleep(0.5)  # polling another process (apt), not the page

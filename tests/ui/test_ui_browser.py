@@ -20,7 +20,7 @@ import pytest
 import pytest_asyncio
 
 from tests.conftest import make_settings
-from tests.e2e.server_process import ServerProcess, WireCaller, running_server, sse_session
+from tests.e2e.server_process import ServerProcess, running_server, sse_session
 from tests.e2e.tokens import create_token, token_env
 from tests.support import playlist, track
 from tests.ui.browser import launch, new_page, screenshot, settled, sign_in
@@ -63,9 +63,12 @@ async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World
 
     def make_tokens() -> dict[str, str]:
         # One file, so one after the other; the server re-reads it, so it may start meanwhile.
-        return {"main": create_token(token_file, KEPT, HOSTILE_USER, NEVER, PAGES, EXPORTED, GONE, TIMELINE,
-                                     label="page tests")[0],
-                "other": create_token(token_file, OTHER)[0]}
+        return {
+            "main": create_token(
+                token_file, KEPT, HOSTILE_USER, NEVER, PAGES, EXPORTED, GONE, TIMELINE, label="page tests"
+            )[0],
+            "other": create_token(token_file, OTHER)[0],
+        }
 
     serving = running_server(settings, workdir, transport="sse", extra_env=token_env(token_file))
     async with launch() as browser:
@@ -136,8 +139,10 @@ async def test_kill_switch_off_in_the_page_empties_mcp_reads_and_on_restores_the
 
     async with world.mcp() as call:
         await call.ok("memory_update_profile", {"user_id": KEPT, "patch": {"likes": ["late-night jazz"]}})
-        await call.ok("memory_log_playlist_create", {"user_id": KEPT, "playlist_id": playlist(1),
-                                                     "name": "Morning Jazz", "track_ids": [track(1), track(2)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": KEPT, "playlist_id": playlist(1), "name": "Morning Jazz", "track_ids": [track(1), track(2)]},
+        )
         await call.ok("memory_get_context", {"user_id": KEPT, "budget_tokens": 400})
         block = (await call.ok("memory_inspect", {"user_id": KEPT}))["last_context"]["block"]
         before = await call.ok("memory_get_profile", {"user_id": KEPT})
@@ -191,8 +196,9 @@ async def test_a_state_change_replayed_without_its_csrf_token_is_refused(world: 
 
     url = request.url
     for headers in ({}, {"X-CSRF-Token": "0" * len(csrf)}):
-        refused = await page.request.post(url, data=request.post_data,
-                                          headers={"Content-Type": "application/json", **headers})
+        refused = await page.request.post(
+            url, data=request.post_data, headers={"Content-Type": "application/json", **headers}
+        )
         assert refused.status == 403, (headers, refused.status, await refused.text())
         assert (await refused.json())["error"]["code"] == "FORBIDDEN"
     async with world.mcp() as call:
@@ -203,8 +209,9 @@ async def test_a_state_change_replayed_without_its_csrf_token_is_refused(world: 
 
     # The same request with its token goes through: the refusals above were for the missing token.
     try:
-        accepted = await page.request.post(url, data=request.post_data,
-                                           headers={"Content-Type": "application/json", "X-CSRF-Token": csrf})
+        accepted = await page.request.post(
+            url, data=request.post_data, headers={"Content-Type": "application/json", "X-CSRF-Token": csrf}
+        )
         assert accepted.status == 200 and (await accepted.json())["success"] is True
         async with world.mcp() as call:
             assert (await call.ok("memory_status", {"user_id": KEPT}))["enabled"] is False
@@ -218,11 +225,19 @@ async def test_a_hostile_playlist_name_shows_as_text_and_runs_nothing(world: Wor
     from playwright.async_api import expect
 
     async with world.mcp() as call:
-        await call.ok("memory_log_playlist_create", {"user_id": HOSTILE_USER, "playlist_id": playlist(31),
-                                                     "name": HOSTILE, "track_ids": [track(5)]})
-        await call.ok("memory_log_playlist_create", {"user_id": HOSTILE_USER, "playlist_id": playlist(32),
-                                                     "name": "Rainy Sunday Jazz",
-                                                     "track_ids": [track(6), track(7), track(8)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": HOSTILE_USER, "playlist_id": playlist(31), "name": HOSTILE, "track_ids": [track(5)]},
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": HOSTILE_USER,
+                "playlist_id": playlist(32),
+                "name": "Rainy Sunday Jazz",
+                "track_ids": [track(6), track(7), track(8)],
+            },
+        )
     page, errors = await world.page("main")
     await choose_user(page, HOSTILE_USER)
     await show(page, "playlists")
@@ -240,8 +255,15 @@ async def test_the_search_box_finds_a_playlist_by_a_word_of_its_name(world: Worl
     from playwright.async_api import expect
 
     async with world.mcp() as call:
-        await call.ok("memory_log_playlist_create", {"user_id": HOSTILE_USER, "playlist_id": playlist(33),
-                                                     "name": "Thunderstorm Lullabies", "track_ids": [track(9)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": HOSTILE_USER,
+                "playlist_id": playlist(33),
+                "name": "Thunderstorm Lullabies",
+                "track_ids": [track(9)],
+            },
+        )
     page, errors = await world.page("main")
     await choose_user(page, HOSTILE_USER)
     await show(page, "playlists")
@@ -259,10 +281,14 @@ async def test_a_second_users_token_sees_none_of_the_first_users_data(world: Wor
     from playwright.async_api import expect
 
     async with world.mcp() as call:
-        await call.ok("memory_log_playlist_create", {"user_id": KEPT, "playlist_id": playlist(41),
-                                                     "name": "Secret Garden Mix", "track_ids": [track(1)]})
-        await call.ok("memory_append_preference_event", {"user_id": KEPT, "type": "like",
-                                                          "payload": {"raw_text": "secret garden"}})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": KEPT, "playlist_id": playlist(41), "name": "Secret Garden Mix", "track_ids": [track(1)]},
+        )
+        await call.ok(
+            "memory_append_preference_event",
+            {"user_id": KEPT, "type": "like", "payload": {"raw_text": "secret garden"}},
+        )
         mine = await call.ok("memory_status", {"user_id": KEPT})
     assert mine["counts"]["playlists"] >= 1 and mine["counts"]["preference_events"] >= 1
 
@@ -284,8 +310,11 @@ async def test_a_second_users_token_sees_none_of_the_first_users_data(world: Wor
 
     # Asking the API directly for the first user, with this session's own CSRF token, is refused.
     session = await (await page.request.get("/ui/api/session")).json()
-    asked = await page.request.post("/ui/api/tools/memory_get_playlists", data=json.dumps({"user_id": KEPT}),
-                                    headers={"Content-Type": "application/json", "X-CSRF-Token": session["csrf"]})
+    asked = await page.request.post(
+        "/ui/api/tools/memory_get_playlists",
+        data=json.dumps({"user_id": KEPT}),
+        headers={"Content-Type": "application/json", "X-CSRF-Token": session["csrf"]},
+    )
     envelope = await asked.json()
     assert envelope["success"] is False and envelope["error"]["code"] == "FORBIDDEN", envelope
     assert "Secret Garden" not in json.dumps(envelope)
@@ -324,10 +353,24 @@ async def test_the_profile_page_shows_a_fields_reason_and_evidence_and_forgettin
 
     reason = "User said: rainy days call for bossa nova"
     async with world.mcp() as call:
-        await call.ok("memory_append_preference_event", {"user_id": PAGES, "type": "like", "source": "user",
-                                                          "payload": {"raw_text": "I love rainy day bossa nova"}})
-        await call.ok("memory_update_profile", {"user_id": PAGES, "reason": reason, "source": "user",
-                                                "patch": {"likes": ["bossa nova"], "rules": {"max_tracks_per_artist": 2}}})
+        await call.ok(
+            "memory_append_preference_event",
+            {
+                "user_id": PAGES,
+                "type": "like",
+                "source": "user",
+                "payload": {"raw_text": "I love rainy day bossa nova"},
+            },
+        )
+        await call.ok(
+            "memory_update_profile",
+            {
+                "user_id": PAGES,
+                "reason": reason,
+                "source": "user",
+                "patch": {"likes": ["bossa nova"], "rules": {"max_tracks_per_artist": 2}},
+            },
+        )
     page, errors = await world.page("main")
     await choose_user(page, PAGES)
     await show(page, "profile")
@@ -344,7 +387,9 @@ async def test_the_profile_page_shows_a_fields_reason_and_evidence_and_forgettin
     await expect(field).to_have_count(1)
     await confirm_in_dialog(page, field.get_by_test_id("forget"))
     await expect(field).to_have_count(0)
-    await expect(page.locator('[data-testid="profile-field"][data-path="/rules/max_tracks_per_artist"]')).to_have_count(1)
+    await expect(page.locator('[data-testid="profile-field"][data-path="/rules/max_tracks_per_artist"]')).to_have_count(
+        1
+    )
     async with world.mcp() as call:
         profile = (await call.ok("memory_get_profile", {"user_id": PAGES}))["profile"]
     assert "bossa nova" not in json.dumps(profile) and profile["rules"] == {"max_tracks_per_artist": 2}, profile
@@ -355,10 +400,26 @@ async def test_the_memories_page_filters_and_forgets_a_memory_for_mcp_too(world:
     from playwright.async_api import expect
 
     async with world.mcp() as call:
-        kept = (await call.ok("memory_add", {"user_id": PAGES, "type": "event", "entities": ["Caetano Veloso"],
-                                             "summary": "Going to see Caetano Veloso live in June", "importance": 7}))
-        gone = (await call.ok("memory_add", {"user_id": PAGES, "type": "insight", "entities": ["Astrud Gilberto"],
-                                             "summary": "Loves breathy 1960s bossa nova vocals", "importance": 8}))
+        kept = await call.ok(
+            "memory_add",
+            {
+                "user_id": PAGES,
+                "type": "event",
+                "entities": ["Caetano Veloso"],
+                "summary": "Going to see Caetano Veloso live in June",
+                "importance": 7,
+            },
+        )
+        gone = await call.ok(
+            "memory_add",
+            {
+                "user_id": PAGES,
+                "type": "insight",
+                "entities": ["Astrud Gilberto"],
+                "summary": "Loves breathy 1960s bossa nova vocals",
+                "importance": 8,
+            },
+        )
         plays = (await call.ok("memory_status", {"user_id": PAGES}))["counts"]["play_buckets"]
     page, errors = await world.page("main")
     await choose_user(page, PAGES)
@@ -392,11 +453,23 @@ async def test_the_memories_page_filters_and_forgets_a_memory_for_mcp_too(world:
 
 async def test_the_downloaded_export_is_what_the_export_tool_gives_over_mcp(world: World) -> None:
     async with world.mcp() as call:
-        await call.ok("memory_update_profile", {"user_id": EXPORTED, "patch": {"likes": ["tropicália"]}, "reason": "said so"})
-        await call.ok("memory_log_playlist_create", {"user_id": EXPORTED, "playlist_id": playlist(51),
-                                                     "name": "Export Me", "track_ids": [track(1), track(2)]})
-        await call.ok("memory_add", {"user_id": EXPORTED, "type": "insight", "entities": ["Os Mutantes"],
-                                     "summary": "Likes psychedelic Brazilian rock", "importance": 6})
+        await call.ok(
+            "memory_update_profile", {"user_id": EXPORTED, "patch": {"likes": ["tropicália"]}, "reason": "said so"}
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": EXPORTED, "playlist_id": playlist(51), "name": "Export Me", "track_ids": [track(1), track(2)]},
+        )
+        await call.ok(
+            "memory_add",
+            {
+                "user_id": EXPORTED,
+                "type": "insight",
+                "entities": ["Os Mutantes"],
+                "summary": "Likes psychedelic Brazilian rock",
+                "importance": 6,
+            },
+        )
     page, errors = await world.page("main")
     await choose_user(page, EXPORTED)
     await show(page, "export")
@@ -412,13 +485,16 @@ async def test_the_downloaded_export_is_what_the_export_tool_gives_over_mcp(worl
 
 
 async def test_delete_everything_needs_the_typed_id_then_empties_the_user_and_the_file_imports_back(
-        world: World, tmp_path: Path) -> None:
+    world: World, tmp_path: Path
+) -> None:
     from playwright.async_api import expect
 
     async with world.mcp() as call:
         await call.ok("memory_update_profile", {"user_id": GONE, "patch": {"likes": ["samba"]}, "reason": "said so"})
-        await call.ok("memory_log_playlist_create", {"user_id": GONE, "playlist_id": playlist(61),
-                                                     "name": "Delete Me", "track_ids": [track(3)]})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": GONE, "playlist_id": playlist(61), "name": "Delete Me", "track_ids": [track(3)]},
+        )
         before = await call.ok("memory_status", {"user_id": GONE})
         profile = await call.ok("memory_get_profile", {"user_id": GONE})
     page, errors = await world.page("main")
@@ -462,29 +538,50 @@ async def test_a_moment_typed_on_the_timeline_lists_exactly_the_reconstruction_a
     pid = playlist(70)
     day = lambda d, h=12: f"2025-03-{d:02d}T{h:02d}:00:00.000Z"  # noqa: E731
     async with world.mcp() as call:
-        await call.ok("memory_upsert_tracks", {"user_id": TIMELINE, "tracks": [
-            {"track_id": track(71), "name": "Night Drive", "artists": ["Kavinsky"]},
-            {"track_id": track(73), "name": "Nightcall", "artists": ["Kavinsky", "Lovefoxxx"]}]})
-        await call.ok("memory_log_playlist_create", {"user_id": TIMELINE, "playlist_id": pid, "name": "Road trip",
-                                                     "track_ids": [track(70), track(71), track(72)],
-                                                     "created_at": day(1)})
-        changes = [("ADD_TRACKS", {"track_ids": [track(73), track(74)]}, day(2)),
-                   ("REMOVE_TRACKS", {"track_ids": [track(70)]}, day(3)),
-                   ("REORDER", {"track_ids": [track(74), track(73), track(72), track(71)]}, day(4)),
-                   ("ADD_TRACKS", {"track_ids": [track(75)], "insert_at": 0}, day(5))]
+        await call.ok(
+            "memory_upsert_tracks",
+            {
+                "user_id": TIMELINE,
+                "tracks": [
+                    {"track_id": track(71), "name": "Night Drive", "artists": ["Kavinsky"]},
+                    {"track_id": track(73), "name": "Nightcall", "artists": ["Kavinsky", "Lovefoxxx"]},
+                ],
+            },
+        )
+        await call.ok(
+            "memory_log_playlist_create",
+            {
+                "user_id": TIMELINE,
+                "playlist_id": pid,
+                "name": "Road trip",
+                "track_ids": [track(70), track(71), track(72)],
+                "created_at": day(1),
+            },
+        )
+        changes = [
+            ("ADD_TRACKS", {"track_ids": [track(73), track(74)]}, day(2)),
+            ("REMOVE_TRACKS", {"track_ids": [track(70)]}, day(3)),
+            ("REORDER", {"track_ids": [track(74), track(73), track(72), track(71)]}, day(4)),
+            ("ADD_TRACKS", {"track_ids": [track(75)], "insert_at": 0}, day(5)),
+        ]
         for kind, payload, at in changes:
-            await call.ok("memory_log_playlist_mutation", {"user_id": TIMELINE, "playlist_id": pid, "type": kind,
-                                                           "payload": payload, "timestamp": at})
+            await call.ok(
+                "memory_log_playlist_mutation",
+                {"user_id": TIMELINE, "playlist_id": pid, "type": kind, "payload": payload, "timestamp": at},
+            )
         moment = day(4, 18)  # after the reorder, before the last add
-        expected = await call.ok("memory_reconstruct_playlist", {"user_id": TIMELINE, "playlist_id": pid,
-                                                                 "at_time": moment})
+        expected = await call.ok(
+            "memory_reconstruct_playlist", {"user_id": TIMELINE, "playlist_id": pid, "at_time": moment}
+        )
         timeline = await call.ok("memory_get_playlist_timeline", {"user_id": TIMELINE, "playlist_id": pid})
     assert expected["track_ids"] == [track(74), track(73), track(72), track(71)]
 
     page, errors = await world.page("main")
     await choose_user(page, TIMELINE)
     await show(page, "playlists")
-    await page.locator(f'[data-testid="playlist-row"][data-playlist-id="{pid}"]').get_by_test_id("playlist-name").click()
+    await (
+        page.locator(f'[data-testid="playlist-row"][data-playlist-id="{pid}"]').get_by_test_id("playlist-name").click()
+    )
     await page.wait_for_url(f"**/ui/#/playlists/{pid}")
     await settled(page)
     picture = page.get_by_test_id("timeline")
@@ -504,6 +601,7 @@ async def test_a_moment_typed_on_the_timeline_lists_exactly_the_reconstruction_a
     assert shown == expected["track_ids"]  # same tracks, same order as over MCP
     await expect(page.locator(f'[data-testid="track-row"][data-track-id="{track(73)}"]')).to_contain_text("Nightcall")
     await expect(page.locator(f'[data-testid="track-row"][data-track-id="{track(72)}"]')).to_contain_text(
-        "unknown track")
+        "unknown track"
+    )
     await screenshot(page, "playlist")
     assert errors.unexpected() == [], errors.messages

@@ -26,17 +26,20 @@ ALICE, BOB = 1, 2
 
 def page_settings(tmp_path: Path, **overrides: Any) -> Settings:
     # No model, no background index build, no aging: only what the page needs.
-    return Settings(data_dir=tmp_path / "data", semantic_search="off", search_warmup=False, aging_interval_s=0,
-                    **overrides)
+    return Settings(
+        data_dir=tmp_path / "data", semantic_search="off", search_warmup=False, aging_interval_s=0, **overrides
+    )
 
 
 @asynccontextmanager
 async def page(settings: Settings, base_url: str = ORIGIN) -> AsyncIterator[httpx.AsyncClient]:
     """A client of the app ``serve`` would run, its lifespan started (the store open)."""
     app, _, _ = build_app(settings)
-    async with app.router.lifespan_context(app):
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url=base_url) as client:
-            yield client
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=httpx.ASGITransport(app), base_url=base_url) as client,
+    ):
+        yield client
 
 
 def tokens(settings: Settings) -> TokenStore:
@@ -78,8 +81,13 @@ async def test_sign_in_sets_a_strict_cookie_and_the_session_recovers_the_csrf(tm
         answer = await sign_in(client, token)
         assert answer.status_code == 200, answer.text
         body = answer.json()
-        assert body == {"signed_in": True, "csrf": body["csrf"], "role": "user", "user_ids": [ALICE, BOB],
-                        "open_mode": False}
+        assert body == {
+            "signed_in": True,
+            "csrf": body["csrf"],
+            "role": "user",
+            "user_ids": [ALICE, BOB],
+            "open_mode": False,
+        }
         assert len(body["csrf"]) >= 43  # 256 bits, URL-safe base64
         cookie = answer.headers["set-cookie"]
         flags = [part.strip() for part in cookie.split(";")]
@@ -159,9 +167,11 @@ async def test_another_users_data_gets_the_tools_own_refusal(tmp_path: Path) -> 
         await ok(client, "memory_log_playlist_create", create_call(BOB, 2), csrf)
         client.cookies.clear()
         csrf = (await sign_in(client, alice)).json()["csrf"]
-        for tool, arguments in [("memory_get_playlists", {"user_id": BOB}),
-                                ("memory_get_playlist", {"user_id": BOB, "playlist_id": playlist(2)}),
-                                ("memory_log_playlist_create", create_call(BOB, 3))]:
+        for tool, arguments in [
+            ("memory_get_playlists", {"user_id": BOB}),
+            ("memory_get_playlist", {"user_id": BOB, "playlist_id": playlist(2)}),
+            ("memory_log_playlist_create", create_call(BOB, 3)),
+        ]:
             answer = await call(client, tool, arguments, csrf)
             assert answer.status_code == 200
             assert answer.json()["success"] is False
@@ -190,8 +200,11 @@ async def test_unknown_tools_bad_bodies_and_sign_out(tmp_path: Path) -> None:
         for tool in ["memory_nothing", "memory_add", "memory.get_playlists"]:  # memory_add: not in "core"
             missing = await call(client, tool, {"user_id": ALICE}, csrf)
             assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
-        bad = await client.post("/ui/api/tools/memory_get_playlists", content=b"[1]",
-                                headers={"X-CSRF-Token": csrf, "Content-Type": "application/json"})
+        bad = await client.post(
+            "/ui/api/tools/memory_get_playlists",
+            content=b"[1]",
+            headers={"X-CSRF-Token": csrf, "Content-Type": "application/json"},
+        )
         assert bad.status_code == 400 and bad.json()["error"]["code"] == "INVALID_ARGUMENT"
         invalid = (await call(client, "memory_get_playlists", {"user_id": "one"}, csrf)).json()
         assert invalid["error"]["code"] == "INVALID_ARGUMENT"
@@ -232,13 +245,13 @@ async def test_host_origin_and_size_guards(tmp_path: Path) -> None:
     settings = page_settings(tmp_path, max_request_bytes=4096)
     token, _ = tokens(settings).create("user", [ALICE])
     async with page(settings) as client:
-        foreign = await client.post("/ui/api/session", json={"token": token},
-                                    headers={"Origin": "http://evil.example"})
+        foreign = await client.post("/ui/api/session", json={"token": token}, headers={"Origin": "http://evil.example"})
         assert foreign.status_code == 403 and "set-cookie" not in foreign.headers
         assert_security_headers(foreign, api=True)
         # An allowed origin that is not this server's own still cannot sign a browser in (login CSRF).
-        other_port = await client.post("/ui/api/session", json={"token": token},
-                                       headers={"Origin": "http://127.0.0.1:9999"})
+        other_port = await client.post(
+            "/ui/api/session", json={"token": token}, headers={"Origin": "http://127.0.0.1:9999"}
+        )
         assert other_port.status_code == 403 and "set-cookie" not in other_port.headers
         same = await client.post("/ui/api/session", json={"token": token}, headers={"Origin": ORIGIN})
         assert same.status_code == 200
@@ -282,10 +295,12 @@ async def test_no_token_in_any_answer_or_log_line(tmp_path: Path, caplog: pytest
     async with page(settings) as client:
         answers = [await sign_in(client, token + "x"), await sign_in(client, token)]
         csrf = answers[-1].json()["csrf"]
-        answers += [await client.get("/ui/api/session"),
-                    await call(client, "memory_log_playlist_create", create_call(ALICE), csrf),
-                    await call(client, "memory_get_playlists", {"user_id": ALICE}, csrf),
-                    await call(client, "memory_get_playlists", {"user_id": ALICE}, None)]
+        answers += [
+            await client.get("/ui/api/session"),
+            await call(client, "memory_log_playlist_create", create_call(ALICE), csrf),
+            await call(client, "memory_get_playlists", {"user_id": ALICE}, csrf),
+            await call(client, "memory_get_playlists", {"user_id": ALICE}, None),
+        ]
         for answer in answers:
             seen += [answer.text, str(answer.request.url), *(f"{k}: {v}" for k, v in answer.headers.items())]
     lines = [record_.getMessage() + repr(record_.__dict__) for record_ in caplog.records]
@@ -321,8 +336,9 @@ def test_sessions_end_when_idle_or_old(tmp_path: Path) -> None:
     store = TokenStore(tmp_path / "tokens.json")
     token, _ = store.create("user", [ALICE])
     now = [1000.0]
-    sessions = SessionStore(store, open_mode=lambda: False, absolute_seconds=3600, idle_seconds=600,
-                            clock=lambda: now[0])
+    sessions = SessionStore(
+        store, open_mode=lambda: False, absolute_seconds=3600, idle_seconds=600, clock=lambda: now[0]
+    )
     idle = sessions.sign_in(token)
     busy = sessions.sign_in(token)
     assert idle is not None and busy is not None and idle.session_id != busy.session_id

@@ -20,9 +20,8 @@ from collections.abc import Callable
 from typing import Any
 
 from mcp.server.elicitation import render_elicitation_schema
-from mcp_types.version import is_version_at_least
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
-
+from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
 from service.errors import NotConfirmedByUser
@@ -33,19 +32,25 @@ class Confirmation(BaseModel):
 
 
 def _delete(a: dict[str, Any]) -> str:
-    return (f"Delete everything Taste Memory stores about user {a['user_id']}: profile, preference history, "
-            "playlists and their history, catalog, memories and plays? This cannot be undone.")
+    return (
+        f"Delete everything Taste Memory stores about user {a['user_id']}: profile, preference history, "
+        "playlists and their history, catalog, memories and plays? This cannot be undone."
+    )
 
 
 def _forget(a: dict[str, Any]) -> str:
-    return (f"Forget the {a['kind'].replace('_', ' ')} {a['id']!r} of user {a['user_id']} everywhere (reads, search, "
-            "export, context)? This cannot be undone.")
+    return (
+        f"Forget the {a['kind'].replace('_', ' ')} {a['id']!r} of user {a['user_id']} everywhere (reads, search, "
+        "export, context)? This cannot be undone."
+    )
 
 
 def _import(a: dict[str, Any]) -> str:
     if a.get("replace"):
-        return (f"Replace everything Taste Memory stores about user {a['user_id']} with the imported data? What "
-                "is stored now will be deleted; this cannot be undone.")
+        return (
+            f"Replace everything Taste Memory stores about user {a['user_id']} with the imported data? What "
+            "is stored now will be deleted; this cannot be undone."
+        )
     return f"Import the given data as user {a['user_id']}'s memory?"
 
 
@@ -83,8 +88,9 @@ def _judge(action: str, confirm: Any) -> None:
 
 
 def _unanswered() -> NotConfirmedByUser:
-    return NotConfirmedByUser("the user's confirmation could not be obtained: nothing was changed",
-                              {"reason": "unanswered"})
+    return NotConfirmedByUser(
+        "the user's confirmation could not be obtained: nothing was changed", {"reason": "unanswered"}
+    )
 
 
 async def confirmed_by_user(prd_name: str, arguments: dict[str, Any], context: Any) -> InputRequiredResult | None:
@@ -99,8 +105,11 @@ async def confirmed_by_user(prd_name: str, arguments: dict[str, Any], context: A
     if version is not None and is_version_at_least(version, INPUT_REQUIRED_FROM):
         answer = (context.input_responses or {}).get(KEY)
         if answer is None or context.request_state != _digest(message):
-            question = ElicitRequest(params=ElicitRequestFormParams(
-                message=message, requested_schema=render_elicitation_schema(Confirmation)))
+            question = ElicitRequest(
+                params=ElicitRequestFormParams(
+                    message=message, requested_schema=render_elicitation_schema(Confirmation)
+                )
+            )
             return InputRequiredResult(input_requests={KEY: question}, request_state=_digest(message))
         if not isinstance(answer, ElicitResult):
             raise _unanswered()

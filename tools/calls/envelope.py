@@ -37,9 +37,7 @@ def jsonable(value: Any) -> Any:
     if type(value) in _PLAIN:
         return value
     if isinstance(value, dict):
-        return {
-            (k if type(k) is str else str(k)): (v if type(v) in _PLAIN else jsonable(v)) for k, v in value.items()
-        }
+        return {(k if type(k) is str else str(k)): (v if type(v) in _PLAIN else jsonable(v)) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [v if type(v) in _PLAIN else jsonable(v) for v in value]
     if isinstance(value, datetime):

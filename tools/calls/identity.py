@@ -14,9 +14,8 @@ from typing import Any, Protocol
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 
-from service.auth.policy import Principal
+from service.auth.policy import LOCAL, OPEN, Principal
 from service.auth.tokens import TokenStore
-from service.auth.policy import LOCAL, OPEN
 
 
 class StoreTokenVerifier:
@@ -32,9 +31,16 @@ class StoreTokenVerifier:
         record = self.store.lookup(token)
         if record is None:
             return None
-        return AccessToken(token=token, client_id=record.token_id, scopes=[record.role],
-                           claims={"user_ids": list(record.user_ids), "active": record.active,
-                                   "rate_limit_per_minute": record.rate_limit_per_minute})
+        return AccessToken(
+            token=token,
+            client_id=record.token_id,
+            scopes=[record.role],
+            claims={
+                "user_ids": list(record.user_ids),
+                "active": record.active,
+                "rate_limit_per_minute": record.rate_limit_per_minute,
+            },
+        )
 
 
 class CallerIdentity(Protocol):
@@ -54,8 +60,7 @@ class StdioIdentity:
     none are named, the machine's own user."""
 
     def __init__(self, user_ids: list[int]) -> None:
-        self.principal = (Principal(name="stdio", role="user", user_ids=frozenset(user_ids)) if user_ids
-                          else LOCAL)
+        self.principal = Principal(name="stdio", role="user", user_ids=frozenset(user_ids)) if user_ids else LOCAL
 
     def resolve(self, context: Any) -> Principal | None:
         return self.principal
@@ -87,8 +92,12 @@ class BearerTokens:
         if not (token.claims or {}).get("active"):
             return None
         claims = token.claims or {}
-        return Principal(name=token.client_id, role=token.scopes[0], user_ids=frozenset(claims.get("user_ids", [])),
-                         rate_limit_per_minute=claims.get("rate_limit_per_minute"))
+        return Principal(
+            name=token.client_id,
+            role=token.scopes[0],
+            user_ids=frozenset(claims.get("user_ids", [])),
+            rate_limit_per_minute=claims.get("rate_limit_per_minute"),
+        )
 
 
 def _request_scope(context: Any) -> dict[str, Any]:

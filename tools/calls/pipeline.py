@@ -98,12 +98,20 @@ class CallPipeline:
             return await service.empty_twin()
         return service
 
-    def _record(self, call: Call, request_id: str, principal: Principal | None, started: float,
-                code: str | None) -> None:
+    def _record(
+        self, call: Call, request_id: str, principal: Principal | None, started: float, code: str | None
+    ) -> None:
         seconds = time.perf_counter() - started
         if self.policy.metrics is not None:
             self.policy.metrics.observe(call.name, seconds, code)
-        log.info(call.log_message, extra={
-            **call.log_fields, "request_id": request_id, "principal": principal.name if principal else None,
-            "latency_ms": round(seconds * 1000, 3), "success": code is None, "error_code": code,
-        })
+        log.info(
+            call.log_message,
+            extra={
+                **call.log_fields,
+                "request_id": request_id,
+                "principal": principal.name if principal else None,
+                "latency_ms": round(seconds * 1000, 3),
+                "success": code is None,
+                "error_code": code,
+            },
+        )

@@ -55,23 +55,30 @@ def _string_check(rule: dict[str, Any]) -> Check | None:
         return None
     low, high, nullable = rule.get("minLength", 0), rule.get("maxLength", math.inf), "null" in kinds
     dated = rule.get("format") == "date-time"
-    return lambda v: (v is None and nullable) or (type(v) is str and low <= len(v) <= high
-                                                  and (not dated or is_rfc3339(v)))
+    return lambda v: (
+        (v is None and nullable) or (type(v) is str and low <= len(v) <= high and (not dated or is_rfc3339(v)))
+    )
 
 
 @cache
 def _flat_object_check(items_key: str) -> Check | None:
     """A check of an object of such strings (a play: artist, track, album, track id, time)."""
     items = json.loads(items_key)
-    if (items.get("type") != "object" or items.get("additionalProperties") is not False
-            or not set(items) <= _FLAT_OBJECT_KEYS):
+    if (
+        items.get("type") != "object"
+        or items.get("additionalProperties") is not False
+        or not set(items) <= _FLAT_OBJECT_KEYS
+    ):
         return None
     fields = {name: _string_check(rule) for name, rule in items.get("properties", {}).items()}
     if any(check is None for check in fields.values()):
         return None
     required = set(items.get("required", ()))
-    return lambda v: (type(v) is dict and required <= v.keys()
-                      and all(name in fields and fields[name](value) for name, value in v.items()))
+    return lambda v: (
+        type(v) is dict
+        and required <= v.keys()
+        and all(name in fields and fields[name](value) for name, value in v.items())
+    )
 
 
 def _items_shortcut(validator: Any, items: Any, instance: Any, schema: dict[str, Any]) -> Any:
@@ -93,7 +100,8 @@ def _items_shortcut(validator: Any, items: Any, instance: Any, schema: dict[str,
 
 
 StrictIntegers = validators.extend(
-    Draft202012Validator, validators={"items": _items_shortcut},
+    Draft202012Validator,
+    validators={"items": _items_shortcut},
     type_checker=Draft202012Validator.TYPE_CHECKER.redefine("integer", _is_integer),
 )
 

@@ -92,7 +92,8 @@ def checked(arguments: list[Argument], given: Mapping[str, Any] | None) -> dict[
         if raw is None or (isinstance(raw, str) and not raw.strip() and not argument.required):
             if argument.required:
                 raise MCPError(
-                    INVALID_PARAMS, f"Missing required prompt argument '{argument.name}': {argument.description}",
+                    INVALID_PARAMS,
+                    f"Missing required prompt argument '{argument.name}': {argument.description}",
                     {"field": argument.name},
                 )
             continue

@@ -15,18 +15,17 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.prompts.base import Message, Prompt, PromptArgument, UserMessage
-from pydantic import Field, InstanceOf
-
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
+from pydantic import Field, InstanceOf
 
 from service.auth.policy import Principal
 from service.facade import MemoryService
 from tools.calls.envelope import error_code
 from tools.calls.pipeline import Call, CallPipeline
+from tools.calls.rpc_errors import rpc_error
 from tools.prompts.arguments import checked
 from tools.prompts.texts import PROMPTS, PromptSpec
-from tools.calls.rpc_errors import rpc_error
 
 
 def _never_called() -> None:  # pragma: no cover - render is overridden; the SDK model needs an fn
@@ -40,16 +39,22 @@ class PlaybookPrompt(Prompt):
     pipeline: InstanceOf[CallPipeline] = Field(exclude=True)
 
     async def render(self, arguments: dict[str, Any] | None, context: Any) -> list[Message]:  # type: ignore[override]
-        call = Call(f"prompt.{self.spec.name}", access=None, gated=False, log_message="prompt",
-                    log_fields={"prompt": self.spec.name})
+        call = Call(
+            f"prompt.{self.spec.name}",
+            access=None,
+            gated=False,
+            log_message="prompt",
+            log_fields={"prompt": self.spec.name},
+        )
 
         async def work(service: MemoryService, values: dict[str, Any], principal: Principal) -> list[Message]:
             steps = [line for tools, line in self.spec.steps(values) if tools <= self.served]
             text = "\n".join(f"{n}. {line}" for n, line in enumerate(steps, start=1))
             return [UserMessage(self.rename(text))]
 
-        return await self.pipeline.run(call, arguments, context, lambda raw: checked(self.spec.arguments, raw),
-                                       work, _refused, _code)
+        return await self.pipeline.run(
+            call, arguments, context, lambda raw: checked(self.spec.arguments, raw), work, _refused, _code
+        )
 
 
 def _code(exc: Exception) -> str:
@@ -62,14 +67,16 @@ def _refused(exc: Exception, request_id: str) -> list[Message]:
     raise rpc_error(exc, None, request_id) from None
 
 
-def build_prompt(spec: PromptSpec, served: frozenset[str], rename: Callable[[str], str],
-                 pipeline: CallPipeline) -> PlaybookPrompt:
+def build_prompt(
+    spec: PromptSpec, served: frozenset[str], rename: Callable[[str], str], pipeline: CallPipeline
+) -> PlaybookPrompt:
     return PlaybookPrompt(
         name=spec.name,
         title=spec.title,
         description=rename(spec.description),
-        arguments=[PromptArgument(name=a.name, description=rename(a.description), required=a.required)
-                   for a in spec.arguments],
+        arguments=[
+            PromptArgument(name=a.name, description=rename(a.description), required=a.required) for a in spec.arguments
+        ],
         fn=_never_called,
         spec=spec,
         served=served,
@@ -78,8 +85,9 @@ def build_prompt(spec: PromptSpec, served: frozenset[str], rename: Callable[[str
     )
 
 
-def add_prompts(server: MCPServer, pipeline: CallPipeline, served: Collection[str],
-                rename: Callable[[str], str]) -> None:
+def add_prompts(
+    server: MCPServer, pipeline: CallPipeline, served: Collection[str], rename: Callable[[str], str]
+) -> None:
     """Add every playbook prompt whose tools are among ``served`` (PRD names); ``rename`` turns the
     plain wire names in the text into the server's naming style."""
     listed = frozenset(served)

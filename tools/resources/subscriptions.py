@@ -32,11 +32,11 @@ from mcp_types import EmptyResult, SubscribeRequestParams, UnsubscribeRequestPar
 from service.audit.origin import new_request_id
 from service.auth.policy import Access, authorize
 from service.errors import NotFound
-from tools.resources.changes import change_of
-from tools.calls.rpc_errors import NOT_FOUND_MESSAGE, rpc_error
-from tools.resources.uris import Address, match
 from tools.calls.pipeline import CallPipeline
+from tools.calls.rpc_errors import NOT_FOUND_MESSAGE, rpc_error
+from tools.resources.changes import change_of
 from tools.resources.reading import checked
+from tools.resources.uris import Address, match
 
 log = logging.getLogger("taste_memory.subscriptions")
 
@@ -59,7 +59,7 @@ class Subscriptions:
     def install(self, server: MCPServer, pipeline: CallPipeline) -> None:
         self._pipeline = pipeline
         # MCPServer has no public seam for these two spec methods; the low-level server does.
-        lowlevel = server._lowlevel_server  # noqa: SLF001
+        lowlevel = server._lowlevel_server
         lowlevel.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
         lowlevel.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe)
         server.middleware.append(self._listen_gate)
@@ -80,7 +80,7 @@ class Subscriptions:
     async def _subscribe(self, ctx: ServerRequestContext[Any, Any], params: SubscribeRequestParams) -> EmptyResult:
         address = self._admit(ctx, params.uri)
         # The connection outlives this request's session proxy; the SDK keeps it private.
-        connection = ctx.session._connection  # noqa: SLF001
+        connection = ctx.session._connection
         subscriber = self._sessions.get(connection)
         if subscriber is None:
             subscriber = self._sessions[connection] = _Subscriber(ctx.session)
@@ -90,7 +90,7 @@ class Subscriptions:
 
     async def _unsubscribe(self, ctx: ServerRequestContext[Any, Any], params: UnsubscribeRequestParams) -> EmptyResult:
         # Only ever this connection's own subscription: nothing to gate, and a revoked token can still stop it.
-        subscriber = self._sessions.get(ctx.session._connection)  # noqa: SLF001
+        subscriber = self._sessions.get(ctx.session._connection)
         if subscriber is not None:
             subscriber.uris.pop(params.uri, None)
         return EmptyResult()

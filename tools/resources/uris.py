@@ -41,8 +41,9 @@ class Address:
 def user_id_in(raw: str) -> int:
     """The user id a URI names, or INVALID_ARGUMENT naming ``user_id``."""
     if not _USER_ID.fullmatch(raw):
-        raise InvalidArgument(f"invalid user_id in the resource URI: {raw[:40]!r} is not a positive integer",
-                              {"field": "user_id"})
+        raise InvalidArgument(
+            f"invalid user_id in the resource URI: {raw[:40]!r} is not a positive integer", {"field": "user_id"}
+        )
     return int(raw)
 
 

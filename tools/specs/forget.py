@@ -15,7 +15,8 @@ async def forget(service: MemoryService, a: dict[str, Any], caller: Principal) -
 
 FORGET_SPECS: list[ToolSpec] = [
     ToolSpec(
-        "memory.forget", "Forget one item (memory.forget)",
+        "memory.forget",
+        "Forget one item (memory.forget)",
         "Only when the user explicitly asks to forget one thing ('forget that I said I hate jazz', 'forget that "
         "playlist'); requires confirm: true. kind and id: preference_event + its event_id; memory + its memory_id; "
         "playlist + its playlist_id (history, snapshots and all); play + '<artist>|<track>|<played_at>' as logged "
@@ -26,6 +27,11 @@ FORGET_SPECS: list[ToolSpec] = [
         "and by whom remains. Cannot be undone. An item not stored for this user is NOT_FOUND (so is a second "
         "forget of the same item). To erase everything use memory_delete_user_data. Returns {user_id, kind, id, "
         "forgotten_at, forgotten: true}." + ASKS_USER + ENVELOPE,
-        forget, read_only=False, destructive=True, idempotent=False, access=Access.DELETE, gated=False,
+        forget,
+        read_only=False,
+        destructive=True,
+        idempotent=False,
+        access=Access.DELETE,
+        gated=False,
     ),
 ]

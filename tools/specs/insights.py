@@ -19,7 +19,8 @@ async def feedback_summary(service: MemoryService, a: dict[str, Any], caller: Pr
 
 INSIGHT_SPECS: list[ToolSpec] = [
     ToolSpec(
-        "memory.rotation_report", "Rotation report (memory.rotation_report)",
+        "memory.rotation_report",
+        "Rotation report (memory.rotation_report)",
         "For 'what's newly in rotation vs my long-term staples?', and before a v2 with 'more new tracks' (avoid "
         "the staples). Works on every playlist logged for the user, from the ledger. A track is in rotation "
         "while at least one playlist holds it now. first_seen: the earliest time it entered any of the user's "
@@ -32,10 +33,15 @@ INSIGHT_SPECS: list[ToolSpec] = [
         "playlist ids (longest held first), and name/artists from the track catalog (null when unknown: "
         "memory_upsert_tracks teaches it). At most `limit` (default 50) entries per list; totals count all, "
         "truncated is true when a list was cut." + ENVELOPE,
-        rotation_report, read_only=True, destructive=False, idempotent=True, access=Access.READ,
+        rotation_report,
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        access=Access.READ,
     ),
     ToolSpec(
-        "memory.feedback_summary", "Recurring feedback (memory.feedback_summary)",
+        "memory.feedback_summary",
+        "Recurring feedback (memory.feedback_summary)",
         "For 'what rules keep recurring in my feedback?', and before building a playlist to see which rules "
         "the user had to repeat (apply those first). Groups the user's rule, dislike and feedback preference "
         "events (likes and notes are left out) and the profile patches (one observation per key path a patch "
@@ -52,6 +58,10 @@ INSIGHT_SPECS: list[ToolSpec] = [
         "(artist:..., profile:<path>), up to 3 newest examples with event_id or profile_version. Most "
         "recurring first, then most recent; at most `limit` (default 20) groups; totals.recurring_groups "
         "counts groups seen twice or more. Profile history keeps the latest 200 patches." + ENVELOPE,
-        feedback_summary, read_only=True, destructive=False, idempotent=True, access=Access.READ,
+        feedback_summary,
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        access=Access.READ,
     ),
 ]

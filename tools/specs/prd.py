@@ -60,8 +60,11 @@ async def get_playlist(service: MemoryService, a: dict[str, Any], caller: Princi
     if head.get("forked_from"):
         playlist["forked_from"] = head["forked_from"]
     snapshot = head["latest_snapshot"]
-    latest = {"snapshot_id": snapshot["snapshot_id"], "created_at": snapshot["created_at"],
-              "track_ids": snapshot["track_ids"]}
+    latest = {
+        "snapshot_id": snapshot["snapshot_id"],
+        "created_at": snapshot["created_at"],
+        "track_ids": snapshot["track_ids"],
+    }
     if a.get("include_tracks"):
         latest.update(await service.playlists.name_tracks(a["user_id"], snapshot["track_ids"]))
     return {
@@ -82,7 +85,9 @@ async def reconstruct_playlist(service: MemoryService, a: dict[str, Any], caller
 
 
 async def search(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return {"results": await service.search.search(a["user_id"], a["query"], a.get("limit", 25), a.get("detail", "lean"))}
+    return {
+        "results": await service.search.search(a["user_id"], a["query"], a.get("limit", 25), a.get("detail", "lean"))
+    }
 
 
 async def export_user_data(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
@@ -102,6 +107,10 @@ async def list_users(service: MemoryService, a: dict[str, Any], caller: Principa
 
 async def audit(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.audit.entries(
-        a.get("user_id"), a.get("playlist_id"), time_argument(a, "since"), time_argument(a, "until"), a.get("limit", 100),
+        a.get("user_id"),
+        a.get("playlist_id"),
+        time_argument(a, "since"),
+        time_argument(a, "until"),
+        a.get("limit", 100),
         a.get("cursor"),
     )

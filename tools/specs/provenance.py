@@ -19,7 +19,8 @@ async def explain(service: MemoryService, a: dict[str, Any], caller: Principal) 
 
 PROVENANCE_SPECS: list[ToolSpec] = [
     ToolSpec(
-        "memory.record_choice", "Record a choice between two (memory.record_choice)",
+        "memory.record_choice",
+        "Record a choice between two (memory.record_choice)",
         "When the user picks one of two tracks, artists or playlists ('the first one, not that', 'more like X "
         "than Y'): record that they chose `chose` over `over`. A choice is a stronger signal than a like: in "
         "memory_get_context a subject chosen over others is listed in Prefer with its wins, above plain likes; "
@@ -30,10 +31,15 @@ PROVENANCE_SPECS: list[ToolSpec] = [
         "chose, over, dimensions}, raw_text (a sentence saying the choice), context}: it is searchable, "
         "exported and forgettable like any event. Returns event_id, user_id, timestamp, type, source and the "
         "payload." + ENVELOPE,
-        record_choice, read_only=False, destructive=False, idempotent=False, access=Access.WRITE,
+        record_choice,
+        read_only=False,
+        destructive=False,
+        idempotent=False,
+        access=Access.WRITE,
     ),
     ToolSpec(
-        "memory.explain", "Why memory holds something (memory.explain)",
+        "memory.explain",
+        "Why memory holds something (memory.explain)",
         "When the user asks 'why do you think I like X?' or you need to know where a preference came from. path "
         "is a JSON Pointer into the profile ('/likes/artists/0', '/rules/max_tracks_per_artist'; NOT_FOUND "
         "when the profile has no such field) or, not starting with '/', a subject ('Nightwish'). Returns value "
@@ -43,6 +49,10 @@ PROVENANCE_SPECS: list[ToolSpec] = [
         "replaced it, choice when a pairwise choice; and memories about it: summary, entities, importance), "
         "newest first, at most 50 of each (truncated says more exist), and history_complete (false when "
         "profile updates older than the kept history are no longer known)." + ENVELOPE,
-        explain, read_only=True, destructive=False, idempotent=True, access=Access.READ,
+        explain,
+        read_only=True,
+        destructive=False,
+        idempotent=True,
+        access=Access.READ,
     ),
 ]

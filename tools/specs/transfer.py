@@ -18,7 +18,8 @@ async def import_user_data(service: MemoryService, a: dict[str, Any], caller: Pr
 
 IMPORT_SPECS: list[ToolSpec] = [
     ToolSpec(
-        "memory.import_user_data", "Import user data (memory.import_user_data)",
+        "memory.import_user_data",
+        "Import user data (memory.import_user_data)",
         "Load what memory_export_user_data exported (here or on another server) into user_id: pass data as "
         "result.data of the export, or, for an export that came in parts, the list of every part's result.data "
         "in order. Only when the user asks to bring their memory over; requires confirm: true. The whole "
@@ -30,6 +31,10 @@ IMPORT_SPECS: list[ToolSpec] = [
         "export is refused). Preference events keep their ids: ids already stored for another user are CONFLICT "
         "with details.reason 'event_id_taken'. The import is exact: exporting the user afterwards gives the same "
         "records. Returns user_id, imported (counts per kind) and replaced." + ASKS_USER + ENVELOPE,
-        import_user_data, read_only=False, destructive=True, idempotent=False, access=Access.WRITE,
+        import_user_data,
+        read_only=False,
+        destructive=True,
+        idempotent=False,
+        access=Access.WRITE,
     ),
 ]

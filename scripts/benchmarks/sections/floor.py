@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import sys
 
+from bench_floor_server import floor_server
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters
-
-from bench_floor_server import floor_server
 
 from ..calling import client_caller, timed
 from ..constants import ROOT
@@ -19,10 +18,13 @@ from ..report import ms, pct, rate
 
 async def run(ctx: Run) -> None:
     report, plan, work = ctx.report, ctx.plan, ctx.work
-    section = report.section("floor", "Transport floor: trivial MCP tool (same SDK, same client)",
-                             ["transport", "p50 ms", "p95 ms", "calls/s"],
-                             "`ping() -> str` on an `MCPServer` of the same SDK (scripts/bench_floor_server.py), "
-                             "called sequentially through the same `mcp.client.client.Client`.")
+    section = report.section(
+        "floor",
+        "Transport floor: trivial MCP tool (same SDK, same client)",
+        ["transport", "p50 ms", "p95 ms", "calls/s"],
+        "`ping() -> str` on an `MCPServer` of the same SDK (scripts/bench_floor_server.py), "
+        "called sequentially through the same `mcp.client.client.Client`.",
+    )
     n = plan.iters * 2
 
     def add(label: str, key: str, samples: list[float]) -> None:
@@ -32,8 +34,12 @@ async def run(ctx: Run) -> None:
     async with Client(floor_server(), cache=None) as client:
         call = client_caller(client)
         add("floor in process", "floor.inproc", await timed(lambda i: call("ping", {}), n, plan.warmup))
-    params = StdioServerParameters(command=sys.executable, args=[str(ROOT / "scripts" / "bench_floor_server.py"), "stdio"],
-                                   env=child_env(), cwd=str(work))
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(ROOT / "scripts" / "bench_floor_server.py"), "stdio"],
+        env=child_env(),
+        cwd=str(work),
+    )
     async with stdio_caller(params, work / "floor-stdio.log") as (call, _):
         add("floor stdio", "floor.stdio", await timed(lambda i: call("ping", {}), n, plan.warmup))
     with ctx.floor_sse() as url:

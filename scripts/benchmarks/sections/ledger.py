@@ -22,16 +22,28 @@ from .moves import MOVES, measure_moves, move_cells
 async def run(ctx: Run) -> None:
     report, plan, work = ctx.report, ctx.plan, ctx.work
     section = report.section(
-        "ledger", "Ledger: reconstruction at a random at_time, stored bytes",
-        ["ledger row", "tracks / mutations", "load s", "calls", "MCP p50", "MCP p95", "facade p50", "facade p95",
-         "stored KiB", "raw log KiB", "stored / raw"],
+        "ledger",
+        "Ledger: reconstruction at a random at_time, stored bytes",
+        [
+            "ledger row",
+            "tracks / mutations",
+            "load s",
+            "calls",
+            "MCP p50",
+            "MCP p95",
+            "facade p50",
+            "facade p95",
+            "stored KiB",
+            "raw log KiB",
+            "stored / raw",
+        ],
         "One playlist per row, created then mutated one minute apart: 10% UPDATE_META, 1% REORDER of the "
         "whole list, 89% ADD_TRACKS (1-5 new tracks, 60% at a random index) or REMOVE_TRACKS (1-5 tracks), "
         "balanced to keep the length near its initial value; every mutation of the load is one committed "
         f"`PlaylistService.mutate` call (timed: next table). Up to {plan.ledger_samples} "
         f"`memory_reconstruct_playlist` calls {warm(plan)}, at uniformly random `at_time` between creation and the last "
-        "mutation of the load: \"MCP\" through the in-process MCP client (default, validating settings), "
-        "\"facade\" = `PlaylistService.reconstruct` alone. Stored = BSON of the playlist's history buckets + "
+        'mutation of the load: "MCP" through the in-process MCP client (default, validating settings), '
+        '"facade" = `PlaylistService.reconstruct` alone. Stored = BSON of the playlist\'s history buckets + '
         "playlist document; raw log = BSON of the create call's arguments and each mutation's {type, timestamp, payload}.",
     )
     writes: list[tuple[str, list[str]]] = []
@@ -49,30 +61,44 @@ async def run(ctx: Run) -> None:
             load = time.perf_counter() - start
             pid = playlist_id(user, 0)
             span = (log[-1]["timestamp"] - T0).total_seconds()
-            times = [T0 + timedelta(seconds=random.Random(i).uniform(0, span))
-                     for i in range(plan.ledger_samples + plan.warmup)]
+            times = [
+                T0 + timedelta(seconds=random.Random(i).uniform(0, span))
+                for i in range(plan.ledger_samples + plan.warmup)
+            ]
             mcp_samples = await timed(
-                lambda i: call("memory_reconstruct_playlist",
-                               {"user_id": user, "playlist_id": pid, "at_time": iso(times[i])}),
-                plan.ledger_samples, plan.warmup, plan.budget)
-            facade = await timed(lambda i: service.playlists.reconstruct(user, pid, times[i]),
-                                 plan.ledger_samples, plan.warmup, plan.budget)
+                lambda i: call(
+                    "memory_reconstruct_playlist", {"user_id": user, "playlist_id": pid, "at_time": iso(times[i])}
+                ),
+                plan.ledger_samples,
+                plan.warmup,
+                plan.budget,
+            )
+            facade = await timed(
+                lambda i: service.playlists.reconstruct(user, pid, times[i]),
+                plan.ledger_samples,
+                plan.warmup,
+                plan.budget,
+            )
             generator = loader.last_generator
             assert generator is not None
 
             async def mutate(i: int) -> None:
                 # Timestamp left out: the service stamps max(now, last change), as for an agent's call.
                 kind, payload = next(generator)
-                await call("memory_log_playlist_mutation",
-                           {"user_id": user, "playlist_id": pid, "type": kind, "payload": payload})
+                await call(
+                    "memory_log_playlist_mutation",
+                    {"user_id": user, "playlist_id": pid, "type": kind, "payload": payload},
+                )
                 log.append({"type": kind, "timestamp": datetime.now(UTC), "payload": payload})
 
             mcp_writes = await timed(mutate, plan.ledger_mcp_mutations, 0)
             # The state at the very end must be what the generator tracked: the figures are of a correct ledger.
             final = await service.playlists.reconstruct(user, pid, None)
             if final.get("track_ids") != generator.tracks:
-                raise BenchError(f"ledger {name}: reconstruction differs from the mutations logged "
-                                 f"({len(final.get('track_ids') or [])} vs {len(generator.tracks)} tracks)")
+                raise BenchError(
+                    f"ledger {name}: reconstruction differs from the mutations logged "
+                    f"({len(final.get('track_ids') or [])} vs {len(generator.tracks)} tracks)"
+                )
             db = service.database
             stored = sum(len(bson.encode(d)) for d in await db.history.find({"user_id": user, "playlist_id": pid}))
             stored += sum(len(bson.encode(d)) for d in await db.playlists.find({"user_id": user, "playlist_id": pid}))
@@ -91,25 +117,58 @@ async def run(ctx: Run) -> None:
         values[f"ledger.{name}.mutations"] = mutations
         values[f"ledger.{name}.write.facade.p50"] = pct(facade_writes, 50)
         values[f"ledger.{name}.write.mcp.p50"] = pct(mcp_writes, 50)
-        section.add(label, [f"{tracks:,} / {mutations:,}", f"{load:.1f}", str(len(mcp_samples)),
-                            ms(pct(mcp_samples, 50)), ms(pct(mcp_samples, 95)), ms(pct(facade, 50)), ms(pct(facade, 95)), f"{stored / 1024:,.0f}", f"{raw / 1024:,.0f}",
-                            f"{stored / raw:.2f}×"])
-        writes.append((f"mutations {name}", [f"{tracks:,} / {mutations:,}", str(len(facade_writes)),
-                                             ms(pct(facade_writes, 50)), ms(pct(facade_writes, 95)),
-                                             str(len(mcp_writes)), ms(pct(mcp_writes, 50)), ms(pct(mcp_writes, 95))]))
+        section.add(
+            label,
+            [
+                f"{tracks:,} / {mutations:,}",
+                f"{load:.1f}",
+                str(len(mcp_samples)),
+                ms(pct(mcp_samples, 50)),
+                ms(pct(mcp_samples, 95)),
+                ms(pct(facade, 50)),
+                ms(pct(facade, 95)),
+                f"{stored / 1024:,.0f}",
+                f"{raw / 1024:,.0f}",
+                f"{stored / raw:.2f}×",
+            ],
+        )
+        writes.append(
+            (
+                f"mutations {name}",
+                [
+                    f"{tracks:,} / {mutations:,}",
+                    str(len(facade_writes)),
+                    ms(pct(facade_writes, 50)),
+                    ms(pct(facade_writes, 95)),
+                    str(len(mcp_writes)),
+                    ms(pct(mcp_writes, 50)),
+                    ms(pct(mcp_writes, 95)),
+                ],
+            )
+        )
     table = report.section(
-        "ledger-writes", "Ledger writes: one mutation of a long history, in process",
-        ["ledger writes row", "tracks / mutations", "facade calls", "facade p50", "facade p95", "MCP calls",
-         "MCP p50", "MCP p95"],
-        "The playlists of the table above. \"facade\": every mutation of the load, each one committed "
+        "ledger-writes",
+        "Ledger writes: one mutation of a long history, in process",
+        [
+            "ledger writes row",
+            "tracks / mutations",
+            "facade calls",
+            "facade p50",
+            "facade p95",
+            "MCP calls",
+            "MCP p50",
+            "MCP p95",
+        ],
+        'The playlists of the table above. "facade": every mutation of the load, each one committed '
         "`PlaylistService.mutate` call (journal on), so the figure covers the whole growth of the "
-        f"history; \"MCP\": {plan.ledger_mcp_mutations} more mutations of the same generator after the "
+        f'history; "MCP": {plan.ledger_mcp_mutations} more mutations of the same generator after the '
         "reconstruction rows, through the in-process MCP client, timestamped by the service.",
     )
     for label, cells in writes:
         table.add(label, cells)
     table = report.section(
-        "ledger-moves", "Ledger moves on the same histories, in process (issue 10)",
+        "ledger-moves",
+        "Ledger moves on the same histories, in process (issue 10)",
         ["ledger moves row", "tracks / mutations", *[f"{m} {q}" for m in MOVES for q in ("p50", "p95")]],
         f"The playlists of the tables above, after their MCP writes, through the in-process MCP client: up to "
         f"{plan.ledger_samples} `memory_undo_last_mutation` calls (each walks back one more change; it reads "

@@ -63,9 +63,11 @@ def describe(phase: Phase) -> str:
     calls = len(phase.totals["all"].latencies)
     cpu = f"server {phase.server_cpu:.0%}" if phase.server_cpu is not None else "server –"
     pause = f"pauses of {phase.think_s:.1f} s mean" if phase.think_s else "no pauses"
-    return (f"\"{phase.name}\": {phase.seconds:.0f} s window, {pause}, {phase.wall:.1f} s with the calls in flight at "
-            f"its end; {calls:,} successful calls, {calls / phase.wall:.0f} calls/s; CPU (share of one core): "
-            f"clients {phase.client_cpu:.0%}, {cpu}; {phase.lost} sessions lost")
+    return (
+        f'"{phase.name}": {phase.seconds:.0f} s window, {pause}, {phase.wall:.1f} s with the calls in flight at '
+        f"its end; {calls:,} successful calls, {calls / phase.wall:.0f} calls/s; CPU (share of one core): "
+        f"clients {phase.client_cpu:.0%}, {cpu}; {phase.lost} sessions lost"
+    )
 
 
 async def run(ctx: Run) -> None:
@@ -89,7 +91,8 @@ async def run(ctx: Run) -> None:
             for phase in phases:
                 await run_phase(phase, sessions, base, process.pid, plan.load_max_calls)
     section = report.section(
-        "load", f"Load: {n} concurrent SSE sessions, mixed reads and writes with exports and deletes",
+        "load",
+        f"Load: {n} concurrent SSE sessions, mixed reads and writes with exports and deletes",
         ["load row", "calls", "errors", "timeouts", "rate-limited", "p50", "p95", "max", "server p95"],
         f"{n} SSE sessions, each with its own user token, on a store of {STORE_USERS} realistic users "
         f"({plan.user.describe()}). Each session reads one of {plan.load_readers} users and writes its own: "
@@ -97,19 +100,29 @@ async def run(ctx: Run) -> None:
         + "; a delete with no victim ready makes one first (a playlist create, counted as a write). "
         f"A call over {plan.load_timeout:.0f} s is a timeout; RATE_LIMITED answers are waited out "
         "(`retry_after_s`) and counted, not failed. Latencies are the client's, from the last attempt; "
-        "\"server p95\" comes from the server's own tool-call histogram over the window (validation to "
+        '"server p95" comes from the server\'s own tool-call histogram over the window (validation to '
         "envelope, interpolated within buckets: queueing before the handler is not in it). "
-        + "; ".join(describe(phase) for phase in phases) + ". A session is lost after 5 failures in a row.",
+        + "; ".join(describe(phase) for phase in phases)
+        + ". A session is lost after 5 failures in a row.",
     )
     for phase in phases:
         server = server_side(phase.before, phase.after)
         for kind in (*CATEGORIES, "all"):
             outcome = phase.totals[kind]
             p95 = server.get(kind)
-            section.add(f"{phase.name} {kind}", [
-                str(len(outcome.latencies)), str(len(outcome.errors)), str(outcome.timeouts), str(outcome.backoffs),
-                ms(pct(outcome.latencies, 50)), ms(pct(outcome.latencies, 95)),
-                ms(max(outcome.latencies) if outcome.latencies else None), ms(p95)])
+            section.add(
+                f"{phase.name} {kind}",
+                [
+                    str(len(outcome.latencies)),
+                    str(len(outcome.errors)),
+                    str(outcome.timeouts),
+                    str(outcome.backoffs),
+                    ms(pct(outcome.latencies, 50)),
+                    ms(pct(outcome.latencies, 95)),
+                    ms(max(outcome.latencies) if outcome.latencies else None),
+                    ms(p95),
+                ],
+            )
             report.values[f"{phase.name}.{kind}.p95"] = pct(outcome.latencies, 95)
             if p95 is not None:
                 report.values[f"{phase.name}.{kind}.server.p95"] = p95

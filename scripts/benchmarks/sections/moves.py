@@ -14,8 +14,9 @@ from ..report import ms, pct
 MOVES = ("undo", "redo", "resync", "diff", "fork")
 
 
-async def measure_moves(call: Call, user: int, pid: str, start: datetime, end: datetime,
-                        plan: Plan) -> dict[str, list[float]]:
+async def measure_moves(
+    call: Call, user: int, pid: str, start: datetime, end: datetime, plan: Plan
+) -> dict[str, list[float]]:
     """Samples (ms) of each move through the in-process MCP client. Undos walk back one change each
     and the redos re-apply them, so the playlist must end as it began (checked)."""
     before = (await call("memory_reconstruct_playlist", {"user_id": user, "playlist_id": pid}))["result"]["track_ids"]
@@ -25,8 +26,7 @@ async def measure_moves(call: Call, user: int, pid: str, start: datetime, end: d
         undo_ids.append(_ok(await call("memory_undo_last_mutation", {"user_id": user, "playlist_id": pid}))["event_id"])
 
     async def redo(i: int) -> None:
-        _ok(await call("memory_undo_last_mutation", {"user_id": user, "playlist_id": pid,
-                                                     "event_id": undo_ids.pop()}))
+        _ok(await call("memory_undo_last_mutation", {"user_id": user, "playlist_id": pid, "event_id": undo_ids.pop()}))
 
     samples = {"undo": await timed(undo, plan.ledger_samples, 0, plan.budget)}
     samples["redo"] = await timed(redo, len(undo_ids), 0)
@@ -43,19 +43,37 @@ async def measure_moves(call: Call, user: int, pid: str, start: datetime, end: d
     samples["resync"] = await timed(resync, plan.ledger_samples, 0, plan.budget)
     rng = random.Random(11)
     span = (end - start).total_seconds()
-    moments = [tuple(sorted((start.timestamp() + rng.uniform(0, span), start.timestamp() + rng.uniform(0, span))))
-               for _ in range(plan.ledger_samples)]
+    moments = [
+        tuple(sorted((start.timestamp() + rng.uniform(0, span), start.timestamp() + rng.uniform(0, span))))
+        for _ in range(plan.ledger_samples)
+    ]
 
     async def diff(i: int) -> None:
         low, high = moments[i % len(moments)]
-        _ok(await call("memory_diff_playlist", {"user_id": user, "playlist_id": pid,
-                                                "from_time": iso(datetime.fromtimestamp(low, start.tzinfo)),
-                                                "to_time": iso(datetime.fromtimestamp(high, start.tzinfo))}))
+        _ok(
+            await call(
+                "memory_diff_playlist",
+                {
+                    "user_id": user,
+                    "playlist_id": pid,
+                    "from_time": iso(datetime.fromtimestamp(low, start.tzinfo)),
+                    "to_time": iso(datetime.fromtimestamp(high, start.tzinfo)),
+                },
+            )
+        )
 
     async def fork(i: int) -> None:
-        _ok(await call("memory_fork_playlist", {
-            "user_id": user, "playlist_id": pid, "new_playlist_id": f"benchfork{i:012d}",
-            "at_time": iso(datetime.fromtimestamp(moments[i % len(moments)][0], start.tzinfo))}))
+        _ok(
+            await call(
+                "memory_fork_playlist",
+                {
+                    "user_id": user,
+                    "playlist_id": pid,
+                    "new_playlist_id": f"benchfork{i:012d}",
+                    "at_time": iso(datetime.fromtimestamp(moments[i % len(moments)][0], start.tzinfo)),
+                },
+            )
+        )
 
     samples["diff"] = await timed(diff, plan.ledger_samples, 0, plan.budget)
     samples["fork"] = await timed(fork, plan.ledger_samples, 0, plan.budget)

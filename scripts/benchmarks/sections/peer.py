@@ -37,14 +37,23 @@ def peer_available(work: Path) -> tuple[str | None, str | None]:
     if npx is None:
         return "npx is not installed", None
     try:
-        done = subprocess.run([npx, "-y", "-p", PEER_PACKAGE, "-c", f"command -v {PEER_BIN} && exec {PEER_BIN}"],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=180, cwd=work,
-                              env={**os.environ, "MEMORY_FILE_PATH": str(work / "probe.jsonl")})
+        done = subprocess.run(
+            [npx, "-y", "-p", PEER_PACKAGE, "-c", f"command -v {PEER_BIN} && exec {PEER_BIN}"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            cwd=work,
+            env={**os.environ, "MEMORY_FILE_PATH": str(work / "probe.jsonl")},
+        )
     except subprocess.TimeoutExpired:
         return f"`npx -y {PEER_PACKAGE}` did not start within 180 s", None
     if "running on stdio" not in done.stderr:
-        lines = [line.strip() for line in (done.stderr + done.stdout).splitlines()
-                 if line.strip() and "npm warn" not in line and "complete log" not in line]
+        lines = [
+            line.strip()
+            for line in (done.stderr + done.stdout).splitlines()
+            if line.strip() and "npm warn" not in line and "complete log" not in line
+        ]
         telling = [line for line in lines if "code" in line or "ENOTCACHED" in line or "ENOTFOUND" in line]
         detail = " ".join((telling or lines or ["no output"])[:2])[:200]
         return f"`npx -y {PEER_PACKAGE}` failed (exit {done.returncode}): {detail}", None
@@ -60,32 +69,43 @@ async def load_both(work: Path, name: str, items: int) -> tuple[Path, Path]:
     async with running_service(Settings(data_dir=store), ServiceHolder()) as service:
         loader = Loader(service)
         for i, (_, payload) in enumerate(texts):
-            await _raw(ProfileService.append_event)(service.profiles, 1, "like", payload, "user",
-                                                              T0 + timedelta(seconds=i))
+            await _raw(ProfileService.append_event)(
+                service.profiles, 1, "like", payload, "user", T0 + timedelta(seconds=i)
+            )
             await loader.tick()
         loader.commit()
     memory_file = work / f"peer-reference-{name}.jsonl"
     with open(memory_file, "w") as out:
         for i, (text, _) in enumerate(texts):
-            out.write(json.dumps({"type": "entity", "name": f"pref{i:06d}", "entityType": "preference",
-                                  "observations": [text]}) + "\n")
+            out.write(
+                json.dumps(
+                    {"type": "entity", "name": f"pref{i:06d}", "entityType": "preference", "observations": [text]}
+                )
+                + "\n"
+            )
     return store, memory_file
 
 
-async def measure(ctx: Run, items: int, store: Path, memory_file: Path,
-                  command: str | None = None) -> tuple[dict[tuple[str, str], list[float]], dict[str, list[int]]]:
+async def measure(
+    ctx: Run, items: int, store: Path, memory_file: Path, command: str | None = None
+) -> tuple[dict[tuple[str, str], list[float]], dict[str, list[int]]]:
     """``command``: the package's own command, run instead of `npx -y` (quick run; same server,
     the same stdio pipes to it, without npx resolving the package again)."""
     plan, work = ctx.plan, ctx.work
     ours_params = StdioServerParameters(
-        command=sys.executable, args=["-m", "host.cli", "serve", "--transport", "stdio", "--data-dir", str(store)],
-        env=child_env(), cwd=str(work))
+        command=sys.executable,
+        args=["-m", "host.cli", "serve", "--transport", "stdio", "--data-dir", str(store)],
+        env=child_env(),
+        cwd=str(work),
+    )
     ref_command, ref_args = (command, []) if command else (shutil.which("npx") or "npx", ["-y", PEER_PACKAGE])
-    ref_params = StdioServerParameters(command=ref_command, args=ref_args,
-                                       env={**os.environ, "MEMORY_FILE_PATH": str(memory_file)}, cwd=str(work))
+    ref_params = StdioServerParameters(
+        command=ref_command, args=ref_args, env={**os.environ, "MEMORY_FILE_PATH": str(memory_file)}, cwd=str(work)
+    )
     samples: dict[tuple[str, str], list[float]] = {}
     hits: dict[str, list[int]] = {"ours": [], "ref": []}
     async with stdio_caller(ours_params, work / "peer-ours.log") as (call, _):
+
         async def our_search(i: int) -> None:
             found = await call("memory_search", {"user_id": 1, "query": QUERIES[i % len(QUERIES)]})
             hits["ours"].append(len(found["result"]["results"]))
@@ -93,9 +113,14 @@ async def measure(ctx: Run, items: int, store: Path, memory_file: Path,
         extra = random.Random(items + 1)
         samples["ours", "search"] = await timed(our_search, plan.peer_iters, plan.warmup, plan.budget)
         samples["ours", "store"] = await timed(
-            lambda i: call("memory_append_preference_event",
-                           {"user_id": 1, "type": "like", "payload": preference_text(extra, i)[1], "source": "user"}),
-            plan.peer_iters, plan.warmup, plan.budget)
+            lambda i: call(
+                "memory_append_preference_event",
+                {"user_id": 1, "type": "like", "payload": preference_text(extra, i)[1], "source": "user"},
+            ),
+            plan.peer_iters,
+            plan.warmup,
+            plan.budget,
+        )
     async with stdio_caller(ref_params, work / "peer-reference.log") as (call, client):
         tools = {t.name for t in (await client.list_tools()).tools}
         if not {"create_entities", "search_nodes"} <= tools:
@@ -108,18 +133,41 @@ async def measure(ctx: Run, items: int, store: Path, memory_file: Path,
         extra = random.Random(items + 1)
         samples["ref", "search"] = await timed(their_search, plan.peer_iters, plan.warmup, plan.budget)
         samples["ref", "store"] = await timed(
-            lambda i: call("create_entities", {"entities": [{"name": f"new{i:06d}", "entityType": "preference",
-                                                             "observations": [preference_text(extra, i)[0]]}]}),
-            plan.peer_iters, plan.warmup, plan.budget)
+            lambda i: call(
+                "create_entities",
+                {
+                    "entities": [
+                        {
+                            "name": f"new{i:06d}",
+                            "entityType": "preference",
+                            "observations": [preference_text(extra, i)[0]],
+                        }
+                    ]
+                },
+            ),
+            plan.peer_iters,
+            plan.warmup,
+            plan.budget,
+        )
     return samples, hits
 
 
 async def run(ctx: Run) -> None:
     report, plan, work = ctx.report, ctx.plan, ctx.work
     section = report.section(
-        "peer", f"Peer: reference MCP memory server ({PEER_PACKAGE}) vs this service, both over stdio",
-        ["peer row", "items", "calls", "ours p50", "ours p95", "reference p50", "reference p95",
-         "ours / reference p50", "hits ours / ref"],
+        "peer",
+        f"Peer: reference MCP memory server ({PEER_PACKAGE}) vs this service, both over stdio",
+        [
+            "peer row",
+            "items",
+            "calls",
+            "ours p50",
+            "ours p95",
+            "reference p50",
+            "reference p95",
+            "ours / reference p50",
+            "hits ours / ref",
+        ],
         "Same SDK client over stdio, same data, same run. Both stores preloaded directly with the same N "
         "preference texts (ours: N preference events of user 1 through the facade; reference: N entities "
         "of type `preference` with the text as observation, written to its MEMORY_FILE_PATH JSONL). "
@@ -137,8 +185,7 @@ async def run(ctx: Run) -> None:
     if reason is not None:
         for name, items in zip(SIZE_NAMES, plan.peer_sizes):
             for op in ("store", "search"):
-                section.add(f"peer {op} {name}", [f"{items:,}", "0", "–", "–", "–", "–",
-                                                   f"unavailable: {reason}", "–"])
+                section.add(f"peer {op} {name}", [f"{items:,}", "0", "–", "–", "–", "–", f"unavailable: {reason}", "–"])
         report.values["peer.unavailable"] = 1
         return
     for name, items in zip(SIZE_NAMES, plan.peer_sizes):
@@ -151,6 +198,16 @@ async def run(ctx: Run) -> None:
             found = "–"
             if op == "search":
                 found = f"{sum(hits['ours']) / len(hits['ours']):.1f} / {sum(hits['ref']) / len(hits['ref']):.1f}"
-            section.add(f"peer {op} {name}", [f"{items:,}", f"{len(ours)} / {len(ref)}", ms(pct(ours, 50)),
-                                              ms(pct(ours, 95)), ms(pct(ref, 50)), ms(pct(ref, 95)),
-                                              ratio(pct(ours, 50), pct(ref, 50)), found])
+            section.add(
+                f"peer {op} {name}",
+                [
+                    f"{items:,}",
+                    f"{len(ours)} / {len(ref)}",
+                    ms(pct(ours, 50)),
+                    ms(pct(ours, 95)),
+                    ms(pct(ref, 50)),
+                    ms(pct(ref, 95)),
+                    ratio(pct(ours, 50), pct(ref, 50)),
+                    found,
+                ],
+            )

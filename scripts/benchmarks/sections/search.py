@@ -33,7 +33,8 @@ async def load_search_corpus(service: MemoryService, user: int, items: int) -> N
 async def run(ctx: Run) -> None:
     report, plan, work = ctx.report, ctx.plan, ctx.work
     section = report.section(
-        "search", "Search: memory_search at growing sizes (one user)",
+        "search",
+        "Search: memory_search at growing sizes (one user)",
         ["search row", "items", "load s", "calls", "MCP p50", "MCP p95", "facade p50", "facade p95", "hits/query"],
         "Items of one user: 80% preference events (mood, genre, artist, a phrase), 20% playlists (name, "
         f"tags, description, seed context); queries cycle over {len(QUERIES)} fixed queries "
@@ -53,9 +54,24 @@ async def run(ctx: Run) -> None:
                 hits.append(len(result["result"]["results"]))
 
             mcp_samples = await timed(one, plan.search_iters, plan.warmup, plan.budget)
-            facade = await timed(lambda i: service.search.search(1, QUERIES[i % len(QUERIES)], 25), plan.search_iters,
-                                 plan.warmup, plan.budget)
+            facade = await timed(
+                lambda i: service.search.search(1, QUERIES[i % len(QUERIES)], 25),
+                plan.search_iters,
+                plan.warmup,
+                plan.budget,
+            )
         report.values[f"search.{name}.p95"] = pct(mcp_samples, 95)
         report.values[f"search.{name}.items"] = items
-        section.add(f"search {name}", [f"{items:,}", f"{load:.1f}", str(len(mcp_samples)), ms(pct(mcp_samples, 50)),
-                                       ms(pct(mcp_samples, 95)), ms(pct(facade, 50)), ms(pct(facade, 95)), f"{sum(hits) / len(hits):.1f}"])
+        section.add(
+            f"search {name}",
+            [
+                f"{items:,}",
+                f"{load:.1f}",
+                str(len(mcp_samples)),
+                ms(pct(mcp_samples, 50)),
+                ms(pct(mcp_samples, 95)),
+                ms(pct(facade, 50)),
+                ms(pct(facade, 95)),
+                f"{sum(hits) / len(hits):.1f}",
+            ],
+        )

@@ -59,15 +59,20 @@ async def one_store(ctx: Run, section: Section, label: str, key: str, users: int
             await call("memory_search", {"user_id": 1, "query": QUERIES[0]})
             search = time.monotonic() - began
             # A few reads an agent makes in its first minutes, the export included (it builds big answers).
-            reads = [("ops_list_users", {"limit": 50}), ("memory_get_playlists", {"user_id": 1, "limit": 20}),
-                     ("memory_export_user_data", {"user_id": 1})]
+            reads = [
+                ("ops_list_users", {"limit": 50}),
+                ("memory_get_playlists", {"user_id": 1, "limit": 20}),
+                ("memory_export_user_data", {"user_id": 1}),
+            ]
             for i in range(calls):
                 if i < len(reads):
                     await call(*reads[i])
                 elif i % 2:
                     await call("memory_search", {"user_id": 1, "query": QUERIES[i % len(QUERIES)]})
                 else:
-                    await call("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": playlist_id(1, i % playlists)})
+                    await call(
+                        "memory_reconstruct_playlist", {"user_id": 1, "playlist_id": playlist_id(1, i % playlists)}
+                    )
         used = memory_kib(process.pid)
     values = ctx.report.values
     values[f"startup.{key}.readyz"] = readyz
@@ -75,16 +80,39 @@ async def one_store(ctx: Run, section: Section, label: str, key: str, users: int
     if "VmRSS" in used:
         values[f"startup.{key}.rss"] = used["VmRSS"] / 1024
     values[f"startup.{key}.search"] = search
-    section.add(label, [f"{users:,}", f"{store_mib(store):.1f}", f"{healthz:.2f}", f"{readyz:.2f}", f"{first:.2f}",
-                        f"{search:.2f}", mib(ready, "VmRSS"), mib(used, "VmRSS"), mib(used, "VmHWM")])
+    section.add(
+        label,
+        [
+            f"{users:,}",
+            f"{store_mib(store):.1f}",
+            f"{healthz:.2f}",
+            f"{readyz:.2f}",
+            f"{first:.2f}",
+            f"{search:.2f}",
+            mib(ready, "VmRSS"),
+            mib(used, "VmRSS"),
+            mib(used, "VmHWM"),
+        ],
+    )
 
 
 async def run(ctx: Run) -> None:
     plan, work = ctx.plan, ctx.work
     section = ctx.report.section(
-        "startup", "Start-up and memory of memory-service serve (SSE, embedded store)",
-        ["start-up row", "users", "store MiB", "to /healthz s", "to /readyz s", "to first call s",
-         "to first search s", "RSS ready MiB", f"RSS after {plan.startup_calls} calls MiB", "peak RSS MiB"],
+        "startup",
+        "Start-up and memory of memory-service serve (SSE, embedded store)",
+        [
+            "start-up row",
+            "users",
+            "store MiB",
+            "to /healthz s",
+            "to /readyz s",
+            "to first call s",
+            "to first search s",
+            "RSS ready MiB",
+            f"RSS after {plan.startup_calls} calls MiB",
+            "peak RSS MiB",
+        ],
         "Seconds from starting the process (`python -m host.cli serve`) until /healthz and /readyz answer "
         "200 (polled every 10 ms), until the first `memory_get_profile` answers over a new SSE session, and "
         "until a `memory_search` right after it answers (the first search pays for an index built lazily). "
@@ -96,7 +124,8 @@ async def run(ctx: Run) -> None:
     for users in (1, 10, 50):
         store = await ctx.stores.realistic(users, work / f"startup-{users}")
         noun = "user" if users == 1 else "users"
-        await one_store(ctx, section, f"start-up {users} {noun}", f"realistic{users}", users, store,
-                        plan.user.playlists)
+        await one_store(
+            ctx, section, f"start-up {users} {noun}", f"realistic{users}", users, store, plan.user.playlists
+        )
     store = await ctx.stores.small(plan.small_users, work / "startup-small")
     await one_store(ctx, section, f"start-up {plan.small_users:,} small users", "small", plan.small_users, store, 1)

@@ -42,8 +42,11 @@ class EmbeddingModel:
         import wordllama  # heavy import, paid only when search by meaning is on
 
         self._model = wordllama.WordLlama.load(
-            dim=BUNDLED_DIMENSIONS, trunc_dim=dimensions if dimensions < BUNDLED_DIMENSIONS else None,
-            cache_dir=Path(wordllama.__file__).parent, disable_download=True)
+            dim=BUNDLED_DIMENSIONS,
+            trunc_dim=dimensions if dimensions < BUNDLED_DIMENSIONS else None,
+            cache_dir=Path(wordllama.__file__).parent,
+            disable_download=True,
+        )
         self.dimensions = dimensions
         self.identity = model_identity(dimensions)
         self._words: OrderedDict[str, np.ndarray] = OrderedDict()

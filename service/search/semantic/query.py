@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from service.text.analysis import ParsedQuery, stem
 from service.search.semantic.user import Key, UserMeaning
+from service.text.analysis import ParsedQuery, stem
 
 CANDIDATES = 50  # entries taken by meaning before fusion
 NEIGHBOURS = 10  # nearest words of the user's vocabulary looked at per query word
@@ -36,8 +36,13 @@ def idf(postings: dict[str, dict[Key, float]], total: int, term: str) -> float:
     return math.log(1.0 + (total - df + 0.5) / (df + 0.5))
 
 
-def meaning_of(meaning: UserMeaning, postings: dict[str, dict[Key, float]], total: int,
-               parsed: ParsedQuery, kind: str | None = None) -> Meaning:
+def meaning_of(
+    meaning: UserMeaning,
+    postings: dict[str, dict[Key, float]],
+    total: int,
+    parsed: ParsedQuery,
+    kind: str | None = None,
+) -> Meaning:
     """Entries (of ``kind``, or any) near the query, and the user's words near each query word."""
     meaning.flush()
     vectors = meaning.model.word_vectors(parsed.words)
@@ -53,8 +58,12 @@ def meaning_of(meaning: UserMeaning, postings: dict[str, dict[Key, float]], tota
             if similarity < NEIGHBOUR_MIN_SIMILARITY:
                 break
             other_term = stem(other)
-            if (len(other) >= NEIGHBOUR_MIN_LENGTH and other_term != term and other_term in postings
-                    and len(postings[other_term]) <= common):
+            if (
+                len(other) >= NEIGHBOUR_MIN_LENGTH
+                and other_term != term
+                and other_term in postings
+                and len(postings[other_term]) <= common
+            ):
                 near.append((other_term, similarity))
         found.neighbours.append(near)
     return found

@@ -85,7 +85,7 @@ class VectorSet(Generic[K]):
     def _centered(self) -> tuple[np.ndarray, np.ndarray]:
         if self._centering is None:
             mean = (self._sum / (len(self._rows) + CENTERING_PRIOR_ROWS)).astype(np.float32)
-            rows = self._matrix[:self._used]
+            rows = self._matrix[: self._used]
             # |row - mean| for unit rows, without materializing the centered matrix
             lengths = np.sqrt(np.maximum(1e-9, 1.0 - 2.0 * (rows @ mean) + float(mean @ mean)))
             self._centering = (mean, lengths)
@@ -94,7 +94,7 @@ class VectorSet(Generic[K]):
     def similarities(self, query: np.ndarray, centered: bool = True) -> np.ndarray:
         """Cosine of ``query`` (not necessarily unit) to every used row; -inf where no key."""
         query = query.astype(np.float32) / max(float(np.linalg.norm(query)), 1e-9)
-        rows = self._matrix[:self._used]
+        rows = self._matrix[: self._used]
         if centered and len(self._rows) > 1:
             mean, lengths = self._centered()
             shifted = query - mean
@@ -102,7 +102,7 @@ class VectorSet(Generic[K]):
             sims = (rows @ shifted - float(mean @ shifted)) / lengths
         else:
             sims = rows @ query
-        return np.where(self._live[:self._used], sims, -np.inf)
+        return np.where(self._live[: self._used], sims, -np.inf)
 
     def nearest(self, query: np.ndarray, limit: int, centered: bool = True) -> list[tuple[K, float]]:
         """The ``limit`` keys most similar to ``query``, best first, with cosine similarity (after
@@ -126,8 +126,8 @@ class VectorSet(Generic[K]):
             return [[] for _ in range(len(queries))]
         norms = np.linalg.norm(queries, axis=1, keepdims=True)
         unit = np.divide(queries, norms, out=np.zeros_like(queries), where=norms > 0).astype(np.float32)
-        sims = unit @ self._matrix[:self._used].T
-        sims[:, ~self._live[:self._used]] = -np.inf
+        sims = unit @ self._matrix[: self._used].T
+        sims[:, ~self._live[: self._used]] = -np.inf
         return [self.top(row, limit) for row in sims]
 
     def keys(self) -> list[K]:

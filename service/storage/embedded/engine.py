@@ -12,10 +12,10 @@ from typing import Any
 from mongomock.collection import Collection as MockCollection
 from mongomock_motor import AsyncMongoMockClient
 
-from service.storage.embedded.tuning.install import install
-from service.storage.embedded.tuning.user_index import rebuild_user_index
 from service.storage.embedded.journal import DocumentWrite, Journal
 from service.storage.embedded.lockfile import DataDirLock
+from service.storage.embedded.tuning.install import install
+from service.storage.embedded.tuning.user_index import rebuild_user_index
 
 
 def _mock_collection(client: AsyncMongoMockClient, database: str, name: str) -> MockCollection:
@@ -149,8 +149,7 @@ class EmbeddedEngine:
                 self._failed(write, claimed)
             elif claimed:  # cancelled while SQLite writes: if that write fails, keep the changes
                 loop = asyncio.get_running_loop()
-                write.add_done_callback(
-                    lambda w: w.exception() and loop.call_soon_threadsafe(self._failed, w, claimed))
+                write.add_done_callback(lambda w: w.exception() and loop.call_soon_threadsafe(self._failed, w, claimed))
             raise
 
     async def scrub(self) -> None:

@@ -52,8 +52,10 @@ SPLIT_ABOVE_ITEMS = 256
 
 def _list_items(document: dict[str, Any]) -> int:
     """Items of the lists in a document, nested objects included (a bucket's snapshot.track_ids)."""
-    return sum(len(value) if type(value) is list else _list_items(value) if type(value) is dict else 0
-               for value in document.values())
+    return sum(
+        len(value) if type(value) is list else _list_items(value) if type(value) is dict else 0
+        for value in document.values()
+    )
 
 
 @dataclass
@@ -137,14 +139,18 @@ class Journal:
                 encoded.append((write.collection, key, [], ["*"]))
             elif _list_items(document) <= SPLIT_ABOVE_ITEMS:
                 self._split.discard(slot)
-                encoded.append((write.collection, key, [(write.collection, key, WHOLE, 0, bson.encode(document))],
-                                ["*"]))
+                encoded.append(
+                    (write.collection, key, [(write.collection, key, WHOLE, 0, bson.encode(document))], ["*"])
+                )
             else:
                 order = {name: i for i, name in enumerate(document)}
                 partial = write.fields is not None and slot in self._split
                 names = write.fields if partial else order.keys()
-                rows = [(write.collection, key, name, order[name], _encode(document[name]))
-                        for name in names if name in order]  # type: ignore[union-attr]
+                rows = [
+                    (write.collection, key, name, order[name], _encode(document[name]))
+                    for name in names
+                    if name in order
+                ]  # type: ignore[union-attr]
                 gone = [name for name in names if name not in order] if partial else ["*"]  # type: ignore[union-attr]
                 self._split.add(slot)
                 encoded.append((write.collection, key, rows, gone))
@@ -157,8 +163,10 @@ class Journal:
                 if gone == ["*"]:
                     self._db.execute("DELETE FROM fields WHERE collection = ? AND doc_key = ?", (collection, key))
                 elif gone:
-                    self._db.executemany("DELETE FROM fields WHERE collection = ? AND doc_key = ? AND field = ?",
-                                         [(collection, key, name) for name in gone])
+                    self._db.executemany(
+                        "DELETE FROM fields WHERE collection = ? AND doc_key = ? AND field = ?",
+                        [(collection, key, name) for name in gone],
+                    )
                 if rows:
                     self._db.executemany("INSERT OR REPLACE INTO fields VALUES (?, ?, ?, ?, ?)", rows)
             self._db.execute("COMMIT")

@@ -16,7 +16,7 @@ class DataDirLock:
         self._handle: IO[str] | None = None
 
     def acquire(self) -> None:
-        handle = open(self.path, "a+")
+        handle = open(self.path, "a+")  # noqa: SIM115 - held open for as long as the lock is
         try:
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

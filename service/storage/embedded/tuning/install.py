@@ -36,4 +36,3 @@ def install() -> None:
     mock_collection._copy_field = copies.copy_field
     mock_helpers.patch_datetime_awareness_in_document = copies.patch_datetime_awareness
     mock_helpers.make_datetime_timezone_aware_in_document = copies.dates_made_aware
-

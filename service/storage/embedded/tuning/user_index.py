@@ -9,6 +9,7 @@ from mongomock.collection import Collection as MockCollection
 from mongomock.filtering import filter_applies
 from mongomock.store import CollectionStore
 
+
 def _user_key(document: Any) -> int | None:
     user = document.get("user_id") if isinstance(document, dict) else None
     return user if type(user) is int else None

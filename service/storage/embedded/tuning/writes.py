@@ -52,11 +52,18 @@ def _applies_cleanly(document: dict, update: dict) -> bool:
             current = document.get(name, _MISSING)
             if operator == "$push" and current is not _MISSING and type(current) is not list:
                 return False
-            if operator == "$inc" and not (isinstance(value, int | float) and not isinstance(value, bool)
-                                           and (current is _MISSING or isinstance(current, int | float))):
+            if operator == "$inc" and not (
+                isinstance(value, int | float)
+                and not isinstance(value, bool)
+                and (current is _MISSING or isinstance(current, int | float))
+            ):
                 return False
-            if operator == "$max" and current is not _MISSING and current is not None and \
-                    type(patch_datetime_awareness(value)) is not type(current):
+            if (
+                operator == "$max"
+                and current is not _MISSING
+                and current is not None
+                and type(patch_datetime_awareness(value)) is not type(current)
+            ):
                 return False
     return True
 
@@ -83,29 +90,64 @@ def _apply_in_place(document: dict, update: dict) -> None:
                     array[:] = array[cut:] if cut < 0 else array[:cut]
 
 
-def update(self: MockCollection, spec: Any, document: Any, upsert: bool = False, manipulate: bool = False,
-            multi: bool = False, check_keys: bool = False, hint: Any = None, session: Any = None,
-            collation: Any = None, let: Any = None, array_filters: Any = None, **kwargs: Any) -> dict[str, Any]:
-    unique = {key for index in self._store.indexes.values() if index.get("unique")
-              for key, _ in index.get("key", ())}
-    plain = (not (upsert or hint or session or collation or let or array_filters or kwargs)
-             and isinstance(spec, dict) and _plain_update(document, {k.split(".", 1)[0] for k in unique}))
+def update(
+    self: MockCollection,
+    spec: Any,
+    document: Any,
+    upsert: bool = False,
+    manipulate: bool = False,
+    multi: bool = False,
+    check_keys: bool = False,
+    hint: Any = None,
+    session: Any = None,
+    collation: Any = None,
+    let: Any = None,
+    array_filters: Any = None,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    unique = {key for index in self._store.indexes.values() if index.get("unique") for key, _ in index.get("key", ())}
+    plain = (
+        not (upsert or hint or session or collation or let or array_filters or kwargs)
+        and isinstance(spec, dict)
+        and _plain_update(document, {k.split(".", 1)[0] for k in unique})
+    )
     targets = list(self._iter_documents(mock_helpers.patch_datetime_awareness_in_document(spec))) if plain else []
-    if not plain or not all(_applies_cleanly(existing, document) for existing in targets[:None if multi else 1]):
-        return _mock_update(self, spec, document, upsert, manipulate, multi, check_keys, hint, session,
-                            collation, let, array_filters, **kwargs)
+    if not plain or not all(_applies_cleanly(existing, document) for existing in targets[: None if multi else 1]):
+        return _mock_update(
+            self,
+            spec,
+            document,
+            upsert,
+            manipulate,
+            multi,
+            check_keys,
+            hint,
+            session,
+            collation,
+            let,
+            array_filters,
+            **kwargs,
+        )
     matched = 0
     for existing in targets:
         _apply_in_place(existing, document)
         matched += 1
         if not multi:
             break
-    return {"connectionId": self.database.client._id, "err": None, "n": matched,
-            "nModified": matched, "ok": 1, "upserted": None, "updatedExisting": bool(matched)}
+    return {
+        "connectionId": self.database.client._id,
+        "err": None,
+        "n": matched,
+        "nModified": matched,
+        "ok": 1,
+        "upserted": None,
+        "updatedExisting": bool(matched),
+    }
 
 
-def delete(self: MockCollection, filter: Any, collation: Any = None, hint: Any = None, multi: bool = False,
-            session: Any = None) -> dict[str, Any]:
+def delete(
+    self: MockCollection, filter: Any, collation: Any = None, hint: Any = None, multi: bool = False, session: Any = None
+) -> dict[str, Any]:
     """mongomock's delete, without first copying every document it is about to delete."""
     if collation or hint or session or not isinstance(filter, dict):
         return _mock_delete(self, filter, collation, hint, multi, session)
