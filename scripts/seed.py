@@ -17,7 +17,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from host.cli import app  # noqa: E402
+from host.cli.main import app  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:

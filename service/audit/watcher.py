@@ -217,12 +217,7 @@ class AuditWatcher:
 
     async def _save(self) -> None:
         await self._db.audit_state.replace_one(
-            {
-                "_id": STATE_ID,
-                "resume_token": self._token,
-                "last_time": self._last_time,
-                "updated_at": self._clock(),
-            }
+            {"_id": STATE_ID, "resume_token": self._token, "last_time": self._last_time, "updated_at": self._clock()}
         )
         self._saved_token, self._unsaved = self._token, 0
 

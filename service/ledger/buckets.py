@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from service.audit.origin import written_by
+from service.errors import TimestampOutOfOrder
 from service.ledger.keys import bucket_id
-from service.ledger.state import PlaylistState
+from service.ledger.state import PlaylistState, apply_event
 from service.timeutil import utc_now
 
 
@@ -153,3 +154,26 @@ def next_bucket(
         "created": None,
         "written_by": event.get("written_by") or written_by(),
     }
+
+
+def prepared_event(
+    bucket: dict[str, Any],
+    state: PlaylistState,
+    event_type: str,
+    payload: dict[str, Any],
+    timestamp: datetime | None,
+    client_event_id: str | None,
+    digest: str,
+    max_tracks: int,
+) -> tuple[dict[str, Any], PlaylistState]:
+    """The event at the next sequence number of the open ``bucket`` and the state after it; raises
+    if it cannot apply (``TimestampOutOfOrder`` before the last logged change, or the state's own)."""
+    last_change = bucket["end_time"]
+    moment = timestamp or max(utc_now(), last_change)
+    if moment < last_change:
+        raise TimestampOutOfOrder(
+            "timestamp is before the playlist's last logged change", {"field": "timestamp", "last_change": last_change}
+        )
+    new_state = apply_event(state, event_type, payload, max_tracks)
+    event = new_event(bucket["last_seq"] + 1, event_type, payload, moment, client_event_id, digest)
+    return event, new_state

@@ -16,11 +16,7 @@ from service.ledger.history import events_between
 from service.ledger.state import META_FIELDS, PlaylistState
 
 # A change's own fields that say what it did, without its track lists.
-_DETAIL = {
-    "UNDO": ("undoes", "undoes_type", "redo"),
-    "RESYNC": ("reason",),
-    "FORK": ("forked_from",),
-}
+_DETAIL = {"UNDO": ("undoes", "undoes_type", "redo"), "RESYNC": ("reason",), "FORK": ("forked_from",)}
 
 
 def event_summary(event: dict[str, Any]) -> dict[str, Any]:

@@ -167,11 +167,7 @@ async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[
 
 
 def advance_head(
-    event: dict[str, Any],
-    state: PlaylistState,
-    bucket_after: dict[str, Any],
-    new_bucket: bool,
-    caps: dict[str, int],
+    event: dict[str, Any], state: PlaylistState, bucket_after: dict[str, Any], new_bucket: bool, caps: dict[str, int]
 ) -> dict[str, Any]:
     """The update that moves the playlist document from ``seq - 1`` to the event's ``seq``."""
     update: dict[str, Any] = {

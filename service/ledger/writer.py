@@ -20,26 +20,19 @@ from service.errors import (
     PlaylistNotFound,
     SequenceConflict,
     StorageUnavailable,
-    TimestampOutOfOrder,
 )
 from service.ledger.buckets import (
     SnapshotPolicy,
     create_result,
     first_bucket,
     mutation_result,
-    new_event,
     next_bucket,
+    prepared_event,
 )
 from service.ledger.idempotency import claim_key, key_seen, release_key
 from service.ledger.keys import head_id
-from service.ledger.projection import (
-    BUCKET_HEADER,
-    advance_head,
-    load_bucket,
-    rebuild_head,
-    walk_forward,
-)
-from service.ledger.state import PlaylistState, apply_event, check_payload_shape, current_state, track_id_volume
+from service.ledger.projection import BUCKET_HEADER, advance_head, load_bucket, rebuild_head, walk_forward
+from service.ledger.state import PlaylistState, check_payload_shape, current_state, track_id_volume
 from service.settings import Settings
 from service.storage.collection import DuplicateDocument
 from service.storage.database import Database
@@ -224,7 +217,9 @@ class LedgerWriter:
                         return found
                 state = current_state(head)
                 event_type, payload = await plan(head, state)
-                event, new_state = self._prepare(bucket, state, event_type, payload, timestamp, key, digest)
+                event, new_state = prepared_event(
+                    bucket, state, event_type, payload, timestamp, key, digest, self._max_tracks
+                )
                 if not claimed:
                     took_claim = await claim_key(self._db, user_id, "mutation", key or "", digest, playlist_id)
                     claimed = True
@@ -243,28 +238,6 @@ class LedgerWriter:
             if took_claim and key is not None and not outcome_unknown:
                 await release_key(self._db, user_id, "mutation", key)  # refused: a corrected request may use it
             raise
-
-    def _prepare(
-        self,
-        bucket: dict[str, Any],
-        state: PlaylistState,
-        event_type: str,
-        payload: dict[str, Any],
-        timestamp: datetime | None,
-        client_event_id: str | None,
-        digest: str,
-    ) -> tuple[dict[str, Any], PlaylistState]:
-        """The event at the next sequence number and the state after it; raises if it cannot apply."""
-        last_change = bucket["end_time"]
-        moment = timestamp or max(utc_now(), last_change)
-        if moment < last_change:
-            raise TimestampOutOfOrder(
-                "timestamp is before the playlist's last logged change",
-                {"field": "timestamp", "last_change": last_change},
-            )
-        new_state = apply_event(state, event_type, payload, self._max_tracks)
-        event = new_event(bucket["last_seq"] + 1, event_type, payload, moment, client_event_id, digest)
-        return event, new_state
 
     async def _write(
         self,

@@ -34,15 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from service.ledger.keys import head_id
-from service.search.fields import (
-    PLAYLIST_FIELDS,
-    event_entry,
-    memory_entry,
-    playlist_entry,
-    profile_entries,
-    track_entry,
-)
+from service.search import updates
 from service.search.hybrid import rank_hybrid
 from service.search.index import UserIndex
 from service.search.loading import load_entries
@@ -51,11 +43,11 @@ from service.search.ranking import rank, to_hit
 from service.search.semantic.model import model_identity, shared_model
 from service.search.semantic.query import Meaning, meaning_of
 from service.search.semantic.user import UserMeaning
+from service.search.updates import Update
 from service.storage.database import Database
 from service.text.analysis import ParsedQuery, parse_query
 
 HELD_MAX_AGE_S = 300.0  # MongoDB: a held index (for its vectors) is rebuilt once this old
-Update = Callable[[UserIndex], Awaitable[None] | None]
 
 
 @dataclass
@@ -164,100 +156,41 @@ class SearchEngine:
             build.pending.append(update)
         return None
 
-    # -- after each successful write ------------------------------------------------------------
+    # -- after each successful write (the updates themselves: ``updates``) -------------------------
     def profile_changed(self, user_id: int, view: dict[str, Any]) -> None:
         """``view``: the profile as stored or as ``update_profile`` answers (profile, version …)."""
-        if not self._holds:
-            return
-
-        def update(index: UserIndex) -> None:
-            if view.get("version", 0) < self._profile_versions.get(user_id, 0):
-                return  # an older view than the one indexed
-            self._profile_versions[user_id] = view.get("version", 0)
-            for key in index.keys_of_kind("profile"):
-                index.remove(key)
-            for entry in profile_entries(view):
-                index.put(entry)
-
-        self._apply(user_id, update)
+        if self._holds:
+            self._apply(user_id, updates.profile_update(user_id, view, self._profile_versions))
 
     def event_appended(self, user_id: int, event: dict[str, Any]) -> None:
         if self._holds:
-            self._apply(user_id, lambda index: index.put(event_entry(event)))
+            self._apply(user_id, updates.event_update(event))
 
     def playlist_created(self, user_id: int, arguments: dict[str, Any], created_at: datetime) -> None:
-        if not self._holds:
-            return
-
-        def update(index: UserIndex) -> None:
-            if ("playlist", arguments["playlist_id"]) in index.entries:
-                return  # a replayed create changes nothing (and must not undo a later rename)
-            head = {
-                k: arguments[k]
-                for k in ("playlist_id", "name", "description", "intent_tags", "seed_context")
-                if k in arguments
-            }
-            index.put(playlist_entry({**head, "created_at": created_at, "updated_at": created_at}))
-
-        self._apply(user_id, update)
+        if self._holds:
+            self._apply(user_id, updates.playlist_created_update(arguments, created_at))
 
     async def playlist_changed(self, user_id: int, playlist_id: str, mutation_type: str, moment: datetime) -> None:
         if not self._holds:
             return
-
-        async def update(index: UserIndex) -> None:
-            if mutation_type == "UPDATE_META":
-                head = await self._db.playlists.find_one(
-                    {"_id": head_id(user_id, playlist_id), "user_id": user_id}, PLAYLIST_FIELDS
-                )
-                if head is not None:
-                    index.put(playlist_entry(head))
-                return
-            indexed = index.entries.get(("playlist", playlist_id))
-            if indexed is not None:
-                known = indexed.entry.metadata.get("updated_at")
-                try:
-                    later = known is None or moment > known
-                except TypeError:  # naive and aware datetimes: trust the newest write
-                    later = True
-                if later:
-                    indexed.entry.metadata["updated_at"] = moment
-
+        update = updates.playlist_changed_update(self._db, user_id, playlist_id, mutation_type, moment)
         applied = self._apply(user_id, update)
         if applied is not None:
             await applied
 
     def tracks_changed(self, user_id: int, tracks: dict[str, dict[str, Any]]) -> None:
         """``tracks``: track_id → the track as now stored (inserted or rewritten)."""
-        if not self._holds:
-            return
-
-        def update(index: UserIndex) -> None:
-            for track in tracks.values():
-                index.put(track_entry(track))
-
-        self._apply(user_id, update)
+        if self._holds:
+            self._apply(user_id, updates.tracks_update(tracks))
 
     def memories_changed(self, user_id: int, memories: list[dict[str, Any]]) -> None:
         """``memories``: typed memories as now stored (added, restated, compressed, validated)."""
-        if not self._holds:
-            return
-
-        def update(index: UserIndex) -> None:
-            for memory in memories:
-                index.put(memory_entry(memory))
-
-        self._apply(user_id, update)
+        if self._holds:
+            self._apply(user_id, updates.memories_update(memories))
 
     def memories_removed(self, user_id: int, memory_ids: list[str]) -> None:
-        if not self._holds:
-            return
-
-        def update(index: UserIndex) -> None:
-            for memory_id in memory_ids:
-                index.remove(("memory", memory_id))
-
-        self._apply(user_id, update)
+        if self._holds:
+            self._apply(user_id, updates.memories_removed_update(memory_ids))
 
     def user_deleted(self, user_id: int) -> None:
         """Forget the user's index (a build under way is discarded); the next search rebuilds it."""

@@ -1,5 +1,5 @@
 """What is searchable: one ``Entry`` per playlist, preference event and profile key, with weighted
-fields. Both engines use these weights (``models.documents`` holds the MongoDB side)."""
+fields. Both engines use these weights (``models.documents.text`` holds the MongoDB side)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from models.documents import EVENT_TEXT_WEIGHTS, MEMORY_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS, TRACK_TEXT_WEIGHTS
+from models.documents.text import EVENT_TEXT_WEIGHTS, MEMORY_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS, TRACK_TEXT_WEIGHTS
 
 NAME = float(PLAYLIST_TEXT_WEIGHTS["name"])
 TAGS = float(PLAYLIST_TEXT_WEIGHTS["intent_tags"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from models.documents import TEXT_LANGUAGE
+from models.documents.text import TEXT_LANGUAGE
 from service.search.fields import (
     MAX_WEIGHT,
     MEMORY_FIELDS,

@@ -11,7 +11,7 @@ from typing import Any
 from beanie import init_beanie
 from pymongo.errors import PyMongoError
 
-from models.documents import DOCUMENT_MODELS
+from models.documents.registry import DOCUMENT_MODELS
 from models.validators import VALIDATORS
 from service.errors import StorageUnavailable
 from service.settings import Settings

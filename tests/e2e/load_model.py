@@ -246,12 +246,7 @@ class SessionModel(ExportsAndDeletes):
         result = await call(
             "update_profile",
             "memory_update_profile",
-            {
-                "user_id": self.user,
-                "patch": patch,
-                "reason": f"load test {self.tag}",
-                "source": "assistant",
-            },
+            {"user_id": self.user, "patch": patch, "reason": f"load test {self.tag}", "source": "assistant"},
         )
         self.profile_keys[key], self.profile_last = value, number
         self.profile_patches += 1

@@ -12,13 +12,7 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
-from tests.e2e.server_process import (
-    child_environment,
-    run_cli,
-    running_server,
-    sse_session,
-    streamable_http_session,
-)
+from tests.e2e.server_process import child_environment, run_cli, running_server, sse_session, streamable_http_session
 
 pytestmark = pytest.mark.slow
 

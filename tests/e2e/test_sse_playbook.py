@@ -107,12 +107,7 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
             for version, patch in enumerate(patches, start=1):
                 updated = await call.ok(
                     "memory_update_profile",
-                    {
-                        "user_id": USER,
-                        "patch": patch,
-                        "reason": f"User feedback: {said}",
-                        "source": "user",
-                    },
+                    {"user_id": USER, "patch": patch, "reason": f"User feedback: {said}", "source": "user"},
                 )
                 expected_profile = merge_patch(expected_profile, patch)
                 assert updated["profile"] == expected_profile
@@ -211,20 +206,12 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
             for minute, state in enumerate(states):
                 rebuilt = await call.ok(
                     "memory_reconstruct_playlist",
-                    {
-                        "user_id": USER,
-                        "playlist_id": DRIVE,
-                        "at_time": f"2025-03-01T10:{minute:02d}:30Z",
-                    },
+                    {"user_id": USER, "playlist_id": DRIVE, "at_time": f"2025-03-01T10:{minute:02d}:30Z"},
                 )
                 assert rebuilt["track_ids"] == state, f"at minute {minute}"
             await call.error(
                 "memory_reconstruct_playlist",
-                {
-                    "user_id": USER,
-                    "playlist_id": DRIVE,
-                    "at_time": "2025-03-01T09:59:59Z",
-                },
+                {"user_id": USER, "playlist_id": DRIVE, "at_time": "2025-03-01T09:59:59Z"},
                 "NOT_FOUND",
             )
 
@@ -327,41 +314,21 @@ async def test_errors_reach_the_sse_client_as_envelopes(settings: Settings, tmp_
             assert "surprise" in str(error.get("details"))
             await call.error(
                 "memory_log_playlist_mutation",
-                {
-                    "user_id": USER,
-                    "playlist_id": DRIVE,
-                    "type": "REMOVE_TRACKS",
-                    "payload": {"track_ids": [track(1)]},
-                },
+                {"user_id": USER, "playlist_id": DRIVE, "type": "REMOVE_TRACKS", "payload": {"track_ids": [track(1)]}},
                 "NOT_FOUND",
             )
             await call.ok(
                 "memory_log_playlist_create",
-                {
-                    "user_id": USER,
-                    "playlist_id": DRIVE,
-                    "name": "x",
-                    "track_ids": [track(1)],
-                },
+                {"user_id": USER, "playlist_id": DRIVE, "name": "x", "track_ids": [track(1)]},
             )
             await call.error(
                 "memory_log_playlist_create",
-                {
-                    "user_id": USER,
-                    "playlist_id": DRIVE,
-                    "name": "x",
-                    "track_ids": [track(1)],
-                },
+                {"user_id": USER, "playlist_id": DRIVE, "name": "x", "track_ids": [track(1)]},
                 "CONFLICT",
             )
             await call.error(
                 "memory_log_playlist_mutation",
-                {
-                    "user_id": USER,
-                    "playlist_id": DRIVE,
-                    "type": "REORDER",
-                    "payload": {"track_ids": [track(2)]},
-                },
+                {"user_id": USER, "playlist_id": DRIVE, "type": "REORDER", "payload": {"track_ids": [track(2)]}},
                 "CONFLICT",
             )
 
@@ -386,11 +353,7 @@ async def test_streamable_http_transport_serves_mcp(settings: Settings, tmp_path
             assert {"memory_get_profile", "memory_log_playlist_create", "ops_list_users"} <= names
             updated = await call.ok(
                 "memory_update_profile",
-                {
-                    "user_id": USER,
-                    "patch": {"avoid": ["autotune"]},
-                    "reason": "User feedback: no autotune",
-                },
+                {"user_id": USER, "patch": {"avoid": ["autotune"]}, "reason": "User feedback: no autotune"},
             )
             assert updated["version"] == 1
         async with streamable_http_session(server) as call:
@@ -404,12 +367,7 @@ async def test_stdio_transport_serves_mcp(settings: Settings, tmp_path: Path) ->
         assert {"memory_get_profile", "memory_search", "ops_list_users"} <= names
         created = await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": USER,
-                "playlist_id": DRIVE,
-                "name": "stdio",
-                "track_ids": [track(1), track(2)],
-            },
+            {"user_id": USER, "playlist_id": DRIVE, "name": "stdio", "track_ids": [track(1), track(2)]},
         )
         assert created["stored_track_count"] == 2
     # A second stdio process on the same store sees what the first one wrote.

@@ -64,6 +64,12 @@ async def test_the_server_ages_periodically_as_its_own_origin(settings_factory: 
         old = await service.memories.add(ALICE, "event", ["Gig"], "A small gig.", 2, None, utc_now() - 90 * DAY, True)
         async with background_work(service, settings):
             [record] = await _records_appear(service.database)
+            # A run records first, then removes: leaving the block cancels the task, so wait for the
+            # removal too (a run cut between the two is retried by the next one, tested below).
+            deadline = asyncio.get_running_loop().time() + 10.0
+            while await service.database.memories.count_documents({"user_id": ALICE}):
+                assert asyncio.get_running_loop().time() < deadline, "the periodic run did not remove the memory"
+                await asyncio.sleep(0.02)
         assert record["memory_id"] == old["memory_id"] and record["action"] == "removed"
         assert (record["written_by"]["principal"], record["written_by"]["tool"]) == ("local", "aging")
         assert await service.database.memories.count_documents({"user_id": ALICE}) == 0

@@ -11,13 +11,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from models.documents import (
-    IdempotencyRecord,
-    PlaylistDocument,
-    PlaylistHistoryBucket,
-    PreferenceEventDocument,
-    ProfileDocument,
-)
+from models.documents.ledger import IdempotencyRecord, PlaylistDocument, PlaylistHistoryBucket
+from models.documents.profiles import PreferenceEventDocument, ProfileDocument
 from models.validators import VALIDATORS
 from service.settings import Settings
 from tests.support import connected, playlist, track

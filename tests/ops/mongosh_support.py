@@ -231,12 +231,7 @@ async def store_with_history(data_dir: Path) -> dict[str, Any]:
         )
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": OTHER_USER,
-                "playlist_id": PLAYLIST_C,
-                "name": "Other",
-                "track_ids": [track(60)],
-            },
+            {"user_id": OTHER_USER, "playlist_id": PLAYLIST_C, "name": "Other", "track_ids": [track(60)]},
         )
         await call.ok(
             "memory_log_playlist_mutation",

@@ -23,7 +23,7 @@ import pytest
 import typer
 import yaml
 
-from host.cli import app as cli_app
+from host.cli.main import app as cli_app
 from service.auth.tokens import TokenStore
 from tests.ops.mongosh_support import NODE, node_check
 
@@ -438,7 +438,9 @@ def test_seed_script_loads_once_and_the_second_run_changes_nothing(tmp_path: Pat
 
 @pytest.mark.slow
 def test_seed_script_runs_the_cli_code_of_this_checkout(tmp_path: Path) -> None:
-    probe = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='probe'); print(sys.modules['host.cli'].__file__)"
+    probe = (
+        "import runpy, sys; runpy.run_path(sys.argv[1], run_name='probe'); print(sys.modules['host.cli.main'].__file__)"
+    )
     done = subprocess.run(
         [sys.executable, "-c", probe, str(SEED_SCRIPT)],
         cwd=tmp_path,
@@ -448,7 +450,7 @@ def test_seed_script_runs_the_cli_code_of_this_checkout(tmp_path: Path) -> None:
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert Path(done.stdout.strip()) == REPO / "host" / "cli.py"
+    assert Path(done.stdout.strip()) == REPO / "host" / "cli" / "main.py"
     bad = subprocess.run(
         [sys.executable, str(SEED_SCRIPT), "--user-id", "0", "--data-dir", str(tmp_path)],
         cwd=tmp_path,

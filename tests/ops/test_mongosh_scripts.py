@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from models.documents import AuditEntry
+from models.documents.audit import AuditEntry
 from tests.ops.mongosh_support import (
     MONGOSH_DIR,
     NODE,

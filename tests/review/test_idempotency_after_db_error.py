@@ -52,8 +52,7 @@ async def test_retry_with_same_client_event_id_after_db_error_applies_once(
 ) -> None:
     async with connected(settings) as call:
         await call.ok(
-            "memory_log_playlist_create",
-            {"user_id": USER, "playlist_id": PID, "name": "p", "track_ids": [track(1)]},
+            "memory_log_playlist_create", {"user_id": USER, "playlist_id": PID, "name": "p", "track_ids": [track(1)]}
         )
         fault = _lose_reply_once(monkeypatch, collection, marker)
         mutation = {

@@ -19,8 +19,7 @@ async def test_integral_float_user_id_is_the_same_user(settings: Any) -> None:
     pid = playlist(1)
     async with connected(settings) as call:
         created = await call(
-            "memory_log_playlist_create",
-            {"user_id": 1.0, "playlist_id": pid, "name": "p", "track_ids": [track(1)]},
+            "memory_log_playlist_create", {"user_id": 1.0, "playlist_id": pid, "name": "p", "track_ids": [track(1)]}
         )
         if not created["success"]:  # refusing 1.0 outright is an acceptable fix
             assert created["error"]["code"] == "INVALID_ARGUMENT"

@@ -10,11 +10,7 @@ async def _seed(call, user_id: int, n: int, word: str) -> str:
     await call.ok("memory_update_profile", {"user_id": user_id, "patch": {"notes": f"loves {word}"}})
     event = await call.ok(
         "memory_append_preference_event",
-        {
-            "user_id": user_id,
-            "type": "like",
-            "payload": {"raw_text": f"more {word} please"},
-        },
+        {"user_id": user_id, "type": "like", "payload": {"raw_text": f"more {word} please"}},
     )
     await call.ok(
         "memory_log_playlist_create",

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from models.documents import (
-    EVENT_TEXT_WEIGHTS,
-    PLAYLIST_TEXT_WEIGHTS,
-    PlaylistDocument,
-    PreferenceEventDocument,
-)
+from models.documents.ledger import PlaylistDocument
+from models.documents.profiles import PreferenceEventDocument
+from models.documents.text import EVENT_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS
 from service.search.mongo_text import normalize, search_string, text_hits, text_query
 from service.search.ranking import to_hit
 from service.text.analysis import parse_query
@@ -53,7 +50,7 @@ EVENT_RESULTS = [
         "recorded_at": datetime(2025, 2, 1, 12, 0, 1, tzinfo=UTC),
         "recorded_ns": 1738411201000000000,
         "score": 2.9166666666666665,
-    },
+    }
 ]
 
 

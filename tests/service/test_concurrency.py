@@ -23,14 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.service.ledger_model import (
-    RefState,
-    export_all,
-    iso_to_ms,
-    ms_to_iso,
-    ref_apply,
-    yielding_storage,
-)
+from tests.service.ledger_model import RefState, export_all, iso_to_ms, ms_to_iso, ref_apply, yielding_storage
 from tests.service.overlap import CallLog, observe_calls
 from tests.support import Caller, connected, playlist, track
 
@@ -139,8 +132,7 @@ async def test_eight_writers_on_one_playlist_lose_and_duplicate_no_event(
             for at_ms in sorted({ts for ts, _ in states}):
                 expected = [s for ts, s in states if ts <= at_ms][-1]
                 got = await call.ok(
-                    "memory_reconstruct_playlist",
-                    {"user_id": USER, "playlist_id": PID, "at_time": ms_to_iso(at_ms)},
+                    "memory_reconstruct_playlist", {"user_id": USER, "playlist_id": PID, "at_time": ms_to_iso(at_ms)}
                 )
                 assert got["track_ids"] == list(expected.tracks), at_ms
 

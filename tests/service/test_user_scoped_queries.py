@@ -62,7 +62,7 @@ EXEMPT_AT_STARTUP = {
     "service/users/stats.py:recount_all": "per-user counters recounted from the records (a crash may leave one behind)",
 }
 EXEMPT_COLLECTIONS = {
-    "audit_state": "the change-stream watcher's resume position: one document, no user (MongoDB only)",
+    "audit_state": "the change-stream watcher's resume position: one document, no user (MongoDB only)"
 }
 
 
@@ -81,7 +81,7 @@ AWAITING_OWNER: dict[str, tuple[set[str], Any]] = {
             and isinstance(q.filter, dict)
             and q.filter.get("user_id") == {"$ne": USER}
         ),
-    ),
+    )
 }
 
 # What the recorder knows how to read a filter from; any other public method of the storage

@@ -23,12 +23,7 @@ from jsonschema import Draft202012Validator
 from models.schema_files import envelope_schema, success_envelope_schema
 from tests.e2e.server_process import FORMATS, prd_name
 from tests.support import playlist, track
-from tests.tools.schema_strategies import (
-    mutated_arguments,
-    mutations_per_base,
-    random_arguments,
-    valid_arguments,
-)
+from tests.tools.schema_strategies import mutated_arguments, mutations_per_base, random_arguments, valid_arguments
 
 # Data the barrage can hit: generated user and playlist ids and track ids are drawn from these
 # pools part of the time, so mutations, reads and deletes reach stored playlists, not only

@@ -91,11 +91,7 @@ async def export_parts(call: Caller, user_id: int, between: Any = None) -> list[
         result = assert_valid_success("memory.export_user_data", envelope)
         # What an SSE client receives: the JSON-RPC response carrying both renderings.
         message = json.dumps(
-            {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "result": raw.model_dump(mode="json", by_alias=True, exclude_none=True),
-            }
+            {"jsonrpc": "2.0", "id": 1, "result": raw.model_dump(mode="json", by_alias=True, exclude_none=True)}
         )
         parts.append((result, len(text.encode()), len(message.encode())))
         cursor = result["data"]["continuation"]["next_cursor"]
@@ -233,13 +229,7 @@ async def test_export_has_all_history_even_where_capped_arrays_dropped_it(
         )
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": 1,
-                "playlist_id": other,
-                "name": "Untouched",
-                "track_ids": [track(100)],
-                "created_at": at(0),
-            },
+            {"user_id": 1, "playlist_id": other, "name": "Untouched", "track_ids": [track(100)], "created_at": at(0)},
         )
         state = [track(i) for i in range(5)]
         expected_events: list[dict[str, Any]] = []
@@ -358,25 +348,14 @@ async def build_large_user(call: Caller, user_id: int) -> dict[str, Any]:
             else {"track_ids": [long_track(20_000 + i)], "insert_at": 17}
         )
         result = await call.ok(
-            "memory_log_playlist_mutation",
-            {
-                "user_id": user_id,
-                "playlist_id": BIG,
-                "type": kind,
-                "payload": payload,
-            },
+            "memory_log_playlist_mutation", {"user_id": user_id, "playlist_id": BIG, "type": kind, "payload": payload}
         )
         big = apply(big, kind, payload)
         moments[BIG].append(result["timestamp"])
     # One realistic large event: the whole playlist in a new order (about 830 kB of IDs).
     result = await call.ok(
         "memory_log_playlist_mutation",
-        {
-            "user_id": user_id,
-            "playlist_id": BIG,
-            "type": "REORDER",
-            "payload": {"track_ids": big[::-1]},
-        },
+        {"user_id": user_id, "playlist_id": BIG, "type": "REORDER", "payload": {"track_ids": big[::-1]}},
     )
     moments[BIG].append(result["timestamp"])
     for version in range(30):
@@ -391,11 +370,7 @@ async def build_large_user(call: Caller, user_id: int) -> dict[str, Any]:
     for n in range(120):
         await call.ok(
             "memory_append_preference_event",
-            {
-                "user_id": user_id,
-                "type": "note",
-                "payload": {"raw_text": f"event {n}: " + "words " * 50, "n": n},
-            },
+            {"user_id": user_id, "type": "note", "payload": {"raw_text": f"event {n}: " + "words " * 50, "n": n}},
         )
     for index, pid in enumerate(SMALL):
         tracks = [track(index * 100 + i) for i in range(20)]
@@ -421,12 +396,7 @@ async def build_large_user(call: Caller, user_id: int) -> dict[str, Any]:
             )
             result = await call.ok(
                 "memory_log_playlist_mutation",
-                {
-                    "user_id": user_id,
-                    "playlist_id": pid,
-                    "type": kind,
-                    "payload": payload,
-                },
+                {"user_id": user_id, "playlist_id": pid, "type": kind, "payload": payload},
             )
             moments[pid].append(result["timestamp"])
     return moments
@@ -468,12 +438,7 @@ async def test_large_export_comes_in_parts_that_reassemble_and_import(settings_f
             )
             await call.ok(
                 "memory_log_playlist_create",
-                {
-                    "user_id": 1,
-                    "playlist_id": playlist(7999),
-                    "name": "Late",
-                    "track_ids": [track(1)],
-                },
+                {"user_id": 1, "playlist_id": playlist(7999), "name": "Late", "track_ids": [track(1)]},
             )
             for i in range(6):  # enough to open a new history bucket after the export's moment
                 await call.ok(
@@ -575,26 +540,14 @@ async def test_delete_user_data_erases_everything(settings_factory: Any, tmp_pat
         await call.ok("memory_update_profile", {"user_id": 2, "patch": {"notes": "marimba too"}})
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": 2,
-                "playlist_id": playlist(2),
-                "name": "Marimba 2",
-                "track_ids": [track(1)],
-            },
+            {"user_id": 2, "playlist_id": playlist(2), "name": "Marimba 2", "track_ids": [track(1)]},
         )
         hits_before = await call.ok("memory_search", {"user_id": 1, "query": "marimba"})
         user2_before = without_moment((await call.ok("memory_export_user_data", {"user_id": 2}))["data"])
         assert {h["kind"] for h in hits_before["results"]} == {"playlist", "preference_event", "profile"}
 
         deleted = assert_valid_success(
-            "memory.delete_user_data",
-            await call(
-                "memory_delete_user_data",
-                {
-                    "user_id": 1,
-                    "confirm": True,
-                },
-            ),
+            "memory.delete_user_data", await call("memory_delete_user_data", {"user_id": 1, "confirm": True})
         )
         export = await call.ok("memory_export_user_data", {"user_id": 1})
         hits_after = await call.ok("memory_search", {"user_id": 1, "query": "marimba"})
@@ -605,35 +558,16 @@ async def test_delete_user_data_erases_everything(settings_factory: Any, tmp_pat
             assert_valid_error(await call("memory_get_playlist", {"user_id": 1, "playlist_id": pid})),
             assert_valid_error(await call("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid})),
             assert_valid_error(
-                await call(
-                    "memory_reconstruct_playlist",
-                    {
-                        "user_id": 1,
-                        "playlist_id": pid,
-                        "at_time": at(3),
-                    },
-                )
+                await call("memory_reconstruct_playlist", {"user_id": 1, "playlist_id": pid, "at_time": at(3)})
             ),
             assert_valid_error(
                 await call(
                     "memory_log_playlist_mutation",
-                    {
-                        "user_id": 1,
-                        "playlist_id": pid,
-                        "type": "REMOVE_TRACKS",
-                        "payload": {"track_ids": [track(1)]},
-                    },
+                    {"user_id": 1, "playlist_id": pid, "type": "REMOVE_TRACKS", "payload": {"track_ids": [track(1)]}},
                 )
             ),
             assert_valid_error(
-                await call(
-                    "memory_update_profile",
-                    {
-                        "user_id": 1,
-                        "patch": {"x": 1},
-                        "create_if_missing": False,
-                    },
-                )
+                await call("memory_update_profile", {"user_id": 1, "patch": {"x": 1}, "create_if_missing": False})
             ),
         ]
         user2_after = without_moment((await call.ok("memory_export_user_data", {"user_id": 2}))["data"])

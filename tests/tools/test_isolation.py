@@ -30,37 +30,21 @@ async def _populate(call: Caller) -> dict[str, Any]:
     """Both users' data; returns user 2's identifiers that must never reach user 1."""
     await call.ok(
         "memory_update_profile",
-        {
-            "user_id": U1,
-            "patch": {"genres": ["jazz"], "notes": "likes mellow music"},
-            "reason": "u1 seed",
-        },
+        {"user_id": U1, "patch": {"genres": ["jazz"], "notes": "likes mellow music"}, "reason": "u1 seed"},
     )
     await call.ok(
         "memory_update_profile",
-        {
-            "user_id": U2,
-            "patch": {"genres": [SECRET], "notes": f"{SECRET} music only"},
-            "reason": f"{SECRET} seed",
-        },
+        {"user_id": U2, "patch": {"genres": [SECRET], "notes": f"{SECRET} music only"}, "reason": f"{SECRET} seed"},
     )
     await call.ok(
         "memory_append_preference_event",
-        {
-            "user_id": U1,
-            "type": "like",
-            "payload": {"raw_text": "mellow music for mornings"},
-        },
+        {"user_id": U1, "type": "like", "payload": {"raw_text": "mellow music for mornings"}},
     )
     u2_events = [
         (
             await call.ok(
                 "memory_append_preference_event",
-                {
-                    "user_id": U2,
-                    "type": kind,
-                    "payload": {"raw_text": f"{SECRET} music {kind}"},
-                },
+                {"user_id": U2, "type": kind, "payload": {"raw_text": f"{SECRET} music {kind}"}},
             )
         )["event_id"]
         for kind in ("like", "rule", "note")
@@ -68,13 +52,7 @@ async def _populate(call: Caller) -> dict[str, Any]:
     for pid, tracks in zip(P1, (T1[:3], T1[3:])):
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": U1,
-                "playlist_id": pid,
-                "name": "Mellow music",
-                "track_ids": tracks,
-                "intent_tags": ["calm"],
-            },
+            {"user_id": U1, "playlist_id": pid, "name": "Mellow music", "track_ids": tracks, "intent_tags": ["calm"]},
         )
     u2_created = await call.ok(
         "memory_log_playlist_create",
@@ -91,12 +69,7 @@ async def _populate(call: Caller) -> dict[str, Any]:
     )
     await call.ok(
         "memory_log_playlist_create",
-        {
-            "user_id": U2,
-            "playlist_id": P2[1],
-            "name": f"{SECRET} two",
-            "track_ids": T2[3:],
-        },
+        {"user_id": U2, "playlist_id": P2[1], "name": f"{SECRET} two", "track_ids": T2[3:]},
     )
     mutation = await call.ok(
         "memory_log_playlist_mutation",
@@ -328,9 +301,7 @@ async def test_profile_update_for_one_user_never_touches_the_other(settings: Set
     assert assert_valid_error(missing)["code"] == "NOT_FOUND"
 
 
-async def test_ledger_moves_on_user_2s_playlist_are_not_found_for_user_1_and_change_nothing(
-    settings: Settings,
-) -> None:
+async def test_ledger_moves_on_user_2s_playlist_are_not_found_for_user_1_and_change_nothing(settings: Settings) -> None:
     """Undo, redo, resync, fork and diff name a playlist: another user's is a never-logged one."""
     async with connected(settings) as call:
         secrets = await _populate(call)

@@ -668,12 +668,7 @@ async def test_big_answers_validate_against_both_schemas(settings: Settings) -> 
         )
         await call.ok(
             "memory_log_playlist_mutation",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(1),
-                "type": "ADD_TRACKS",
-                "payload": {"track_ids": [track(5000)]},
-            },
+            {"user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": [track(5000)]}},
         )
         answers = {
             "memory.reconstruct_playlist": await call(

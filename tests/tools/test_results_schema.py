@@ -40,12 +40,7 @@ async def test_ops_list_users_result(settings: Settings) -> None:
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["jazz"]}})
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": 2,
-                "playlist_id": playlist(1),
-                "name": "Only a playlist",
-                "track_ids": [track(1)],
-            },
+            {"user_id": 2, "playlist_id": playlist(1), "name": "Only a playlist", "track_ids": [track(1)]},
         )
         await call.ok("memory_append_preference_event", {"user_id": 3, "type": "note", "payload": {"raw_text": "hi"}})
         listed = await ok(call, "ops.list_users", {"limit": 10})
@@ -62,11 +57,7 @@ async def test_get_profile_result_without_and_with_profile(settings: Settings) -
         assert missing == {"user_id": 5, "profile": {}, "version": 0, "updated_at": None}
         await call.ok(
             "memory_update_profile",
-            {
-                "user_id": 5,
-                "patch": {"genres": ["jazz", "soul"], "energy": {"morning": "low"}},
-                "reason": "first",
-            },
+            {"user_id": 5, "patch": {"genres": ["jazz", "soul"], "energy": {"morning": "low"}}, "reason": "first"},
         )
         await call.ok("memory_update_profile", {"user_id": 5, "patch": {"energy": {"evening": "high"}}})
         found = await ok(call, "memory.get_profile", {"user_id": 5})
@@ -92,10 +83,7 @@ async def test_update_profile_result(settings: Settings) -> None:
         patched = await ok(
             call,
             "memory.update_profile",
-            {
-                "user_id": 1,
-                "patch": {"avoid": None, "playlist_rules": {"max_tracks_per_artist": 3}},
-            },
+            {"user_id": 1, "patch": {"avoid": None, "playlist_rules": {"max_tracks_per_artist": 3}}},
         )
         # A patch that changes nothing is still a valid result (version kept).
         same = await ok(
@@ -110,11 +98,7 @@ async def test_append_preference_event_result(settings: Settings) -> None:
         now = await ok(
             call,
             "memory.append_preference_event",
-            {
-                "user_id": 1,
-                "type": "dislike",
-                "payload": {"raw_text": "too much autotune", "artist": "X"},
-            },
+            {"user_id": 1, "type": "dislike", "payload": {"raw_text": "too much autotune", "artist": "X"}},
         )
         given = await ok(
             call,
@@ -164,12 +148,7 @@ async def test_log_playlist_create_result(settings: Settings) -> None:
         minimal = await ok(
             call,
             "memory.log_playlist_create",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(2),
-                "name": "x",
-                "track_ids": [track(3)],
-            },
+            {"user_id": 1, "playlist_id": playlist(2), "name": "x", "track_ids": [track(3)]},
         )
     assert full["stored_track_count"] == 3 and full["created_at"] == "2025-01-05T08:00:00.000Z"
     assert minimal["stored_track_count"] == 1 and minimal["playlist_id"] == playlist(2)
@@ -181,12 +160,7 @@ async def test_log_playlist_mutation_result_with_and_without_new_snapshot(settin
     async with connected(settings) as call:
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": 1,
-                "playlist_id": pid,
-                "name": "Mixed",
-                "track_ids": [track(i) for i in range(1, 6)],
-            },
+            {"user_id": 1, "playlist_id": pid, "name": "Mixed", "track_ids": [track(i) for i in range(1, 6)]},
         )
         results = [
             await ok(
@@ -203,12 +177,7 @@ async def test_log_playlist_mutation_result_with_and_without_new_snapshot(settin
             await ok(
                 call,
                 "memory.log_playlist_mutation",
-                {
-                    "user_id": 1,
-                    "playlist_id": pid,
-                    "type": "REMOVE_TRACKS",
-                    "payload": {"track_ids": [track(1)]},
-                },
+                {"user_id": 1, "playlist_id": pid, "type": "REMOVE_TRACKS", "payload": {"track_ids": [track(1)]}},
             ),
             await ok(
                 call,
@@ -289,21 +258,11 @@ async def test_get_playlist_result_with_and_without_description(settings: Settin
         )
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(2),
-                "name": "Plain",
-                "track_ids": [track(3)],
-            },
+            {"user_id": 1, "playlist_id": playlist(2), "name": "Plain", "track_ids": [track(3)]},
         )
         await call.ok(
             "memory_log_playlist_mutation",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(1),
-                "type": "ADD_TRACKS",
-                "payload": {"track_ids": [track(4)]},
-            },
+            {"user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": [track(4)]}},
         )
         described = await ok(call, "memory.get_playlist", {"user_id": 1, "playlist_id": playlist(1)})
         plain = await ok(
@@ -347,11 +306,7 @@ async def test_reconstruct_playlist_result_now_and_at_time(settings: Settings) -
         then = await ok(
             call,
             "memory.reconstruct_playlist",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(1),
-                "at_time": "2025-01-01T12:00:00Z",
-            },
+            {"user_id": 1, "playlist_id": playlist(1), "at_time": "2025-01-01T12:00:00Z"},
         )
     assert now["track_ids"] == [track(1), track(2)]
     assert then["track_ids"] == [track(1)] and then["as_of"] == "2025-01-01T12:00:00.000Z"
@@ -362,20 +317,11 @@ async def test_search_result_has_hits_of_all_three_kinds(settings: Settings) -> 
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"notes": "loves saxophone solos"}})
         await call.ok(
             "memory_append_preference_event",
-            {
-                "user_id": 1,
-                "type": "like",
-                "payload": {"raw_text": "that saxophone break was great"},
-            },
+            {"user_id": 1, "type": "like", "payload": {"raw_text": "that saxophone break was great"}},
         )
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(1),
-                "name": "Saxophone Nights",
-                "track_ids": [track(1)],
-            },
+            {"user_id": 1, "playlist_id": playlist(1), "name": "Saxophone Nights", "track_ids": [track(1)]},
         )
         found = await ok(call, "memory.search", {"user_id": 1, "query": "saxophone", "limit": 10})
         nothing = await ok(call, "memory.search", {"user_id": 1, "query": "bagpipes"})
@@ -392,12 +338,7 @@ async def test_export_user_data_result(settings: Settings) -> None:
         await call.ok("memory_append_preference_event", {"user_id": 1, "type": "note", "payload": {"raw_text": "x"}})
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(1),
-                "name": "E",
-                "track_ids": [track(1)],
-            },
+            {"user_id": 1, "playlist_id": playlist(1), "name": "E", "track_ids": [track(1)]},
         )
         full = await ok(call, "memory.export_user_data", {"user_id": 1})
     assert empty["user_id"] == 1
@@ -423,21 +364,11 @@ async def test_ops_audit_result(settings: Settings) -> None:
         await call.ok("memory_update_profile", {"user_id": 1, "patch": {"genres": ["jazz"]}})
         await call.ok(
             "memory_log_playlist_create",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(1),
-                "name": "A",
-                "track_ids": [track(1)],
-            },
+            {"user_id": 1, "playlist_id": playlist(1), "name": "A", "track_ids": [track(1)]},
         )
         await call.ok(
             "memory_log_playlist_mutation",
-            {
-                "user_id": 1,
-                "playlist_id": playlist(1),
-                "type": "ADD_TRACKS",
-                "payload": {"track_ids": [track(2)]},
-            },
+            {"user_id": 1, "playlist_id": playlist(1), "type": "ADD_TRACKS", "payload": {"track_ids": [track(2)]}},
         )
         everyone = await ok(call, "ops.audit", {"limit": 500})
         one_playlist = await ok(call, "ops.audit", {"user_id": 1, "playlist_id": playlist(1), "limit": 1})

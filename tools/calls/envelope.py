@@ -48,9 +48,7 @@ def jsonable(value: Any) -> Any:
 def _result(envelope: dict[str, Any]) -> CallToolResult:
     text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(
-        content=[TextContent(type="text", text=text)],
-        structured_content=envelope,
-        is_error=not envelope["success"],
+        content=[TextContent(type="text", text=text)], structured_content=envelope, is_error=not envelope["success"]
     )
 
 

@@ -39,5 +39,5 @@ CONTEXT_SPECS: list[ToolSpec] = [
         destructive=False,
         idempotent=True,
         access=Access.READ,
-    ),
+    )
 ]

@@ -33,5 +33,5 @@ FORGET_SPECS: list[ToolSpec] = [
         idempotent=False,
         access=Access.DELETE,
         gated=False,
-    ),
+    )
 ]

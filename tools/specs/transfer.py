@@ -36,5 +36,5 @@ IMPORT_SPECS: list[ToolSpec] = [
         destructive=True,
         idempotent=False,
         access=Access.WRITE,
-    ),
+    )
 ]

@@ -1,0 +1,1 @@
+"""The ``memory-service`` command line, one module per group of commands."""

@@ -1,0 +1,5 @@
+"""``python -m host.cli``: the ``memory-service`` command."""
+
+from host.cli.main import main
+
+main()
