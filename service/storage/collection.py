@@ -94,16 +94,20 @@ class TrackedCollection:
         except PyMongoError as exc:
             raise StorageUnavailable("the database did not complete the operation") from exc
 
-    async def find_one(self, filter_: Mapping[str, Any], projection: Any = None, sort: Any = None) -> dict | None:
-        return await self._run(self._collection.find_one(filter_, projection, sort=sort))
+    async def find_one(
+        self, filter_: Mapping[str, Any], projection: Any = None, sort: Any = None
+    ) -> dict[str, Any] | None:
+        found: dict[str, Any] | None = await self._run(self._collection.find_one(filter_, projection, sort=sort))
+        return found
 
-    async def find_one_shared(self, filter_: Mapping[str, Any]) -> dict | None:
+    async def find_one_shared(self, filter_: Mapping[str, Any]) -> dict[str, Any] | None:
         """Read-only: on the embedded engine the stored document itself, not a copy (its dates
         naive UTC, as stored), so a 5,000-track bucket with hundreds of events is read in
         microseconds; the caller must not modify it or anything in it. MongoDB: a plain find_one."""
         if not self._in_process:
             return await self.find_one(filter_)
-        return await self._run(_now(stored_document, self._collection, filter_))
+        stored: dict[str, Any] | None = await self._run(_now(stored_document, self._collection, filter_))
+        return stored
 
     async def find(
         self,
@@ -111,7 +115,7 @@ class TrackedCollection:
         projection: Any = None,
         sort: list[tuple[str, int]] | None = None,
         limit: int = 0,
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         if self._in_process:
             return await self._find_in_process(filter_, projection, sort, limit)
         cursor = self._collection.find(filter_, projection)
@@ -119,15 +123,16 @@ class TrackedCollection:
             cursor = cursor.sort(sort)
         if limit:
             cursor = cursor.limit(limit)
-        return await self._run(cursor.to_list(length=None))
+        found: list[dict[str, Any]] = await self._run(cursor.to_list(length=None))
+        return found
 
     async def _find_in_process(
         self, filter_: Mapping[str, Any], projection: Any, sort: Any, limit: int, chunk: int = 500
-    ) -> list[dict]:
+    ) -> list[dict[str, Any]]:
         """The embedded engine's find, handed out ``chunk`` documents at a time with a yield
         between chunks, so reading 25,000 events does not hold every other session (like a
         server's cursor batches, a chunk may see writes made while earlier chunks were read)."""
-        found: list[dict] = []
+        found: list[dict[str, Any]] = []
         documents = await self._run(_now(find_documents, self._collection, filter_, projection, sort, limit))
         while True:  # each chunk its own round trip through _run (a yield, the error mapping)
             batch = await self._run(_now(list, itertools.islice(documents, chunk)))
@@ -136,18 +141,21 @@ class TrackedCollection:
                 return found
 
     async def count_documents(self, filter_: Mapping[str, Any]) -> int:
-        return await self._run(self._collection.count_documents(filter_))
+        count: int = await self._run(self._collection.count_documents(filter_))
+        return count
 
     async def count_by_user(self) -> dict[int, int]:
         """Documents per ``user_id`` over the whole collection (start-up's recount): the embedded
         engine reads its per-user index, MongoDB groups over the ``user_id`` indexes."""
         if self._in_process:
-            return await self._run(_now(documents_per_user, self._collection))
+            counts: dict[int, int] = await self._run(_now(documents_per_user, self._collection))
+            return counts
         rows = await self.aggregate([{"$group": {"_id": "$user_id", "n": {"$sum": 1}}}])
         return {row["_id"]: row["n"] for row in rows if row["_id"] is not None}
 
-    async def aggregate(self, pipeline: list[dict[str, Any]]) -> list[dict]:
-        return await self._run(self._collection.aggregate(pipeline).to_list(length=None))
+    async def aggregate(self, pipeline: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        rows: list[dict[str, Any]] = await self._run(self._collection.aggregate(pipeline).to_list(length=None))
+        return rows
 
     async def insert_one(self, document: dict[str, Any]) -> None:
         doc_id = _document_id(document)
@@ -164,17 +172,17 @@ class TrackedCollection:
             result = await self._run(self._collection.update_one(filter_, update, upsert=upsert))
         finally:
             self._mark_dirty(self.name, doc_id, None if upsert else changed_fields(update))
-        applied = result.matched_count + (1 if result.upserted_id is not None else 0)
+        applied: int = result.matched_count + (1 if result.upserted_id is not None else 0)
         if applied:
             await self._changed("update", doc_id, updated=update.get("$set", {}))
         return applied
 
     async def find_one_and_update(
         self, filter_: Mapping[str, Any], update: Mapping[str, Any], upsert: bool = False
-    ) -> dict | None:
+    ) -> dict[str, Any] | None:
         doc_id = _document_id(filter_)
         try:
-            after = await self._run(
+            after: dict[str, Any] | None = await self._run(
                 self._collection.find_one_and_update(
                     filter_, update, upsert=upsert, return_document=ReturnDocument.AFTER
                 )

@@ -7,7 +7,7 @@ import gc
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mongomock.collection import Collection as MockCollection
 from mongomock_motor import AsyncMongoMockClient
@@ -18,8 +18,10 @@ from service.storage.embedded.tuning.install import install
 from service.storage.embedded.tuning.user_index import rebuild_user_index
 
 
-def _mock_collection(client: AsyncMongoMockClient, database: str, name: str) -> MockCollection:
-    return client[database][name]._AsyncMongoMockCollection__collection
+def _mock_collection(client: AsyncMongoMockClient[dict[str, Any]], database: str, name: str) -> MockCollection:
+    # mongomock-motor's stubs present its wrapper as motor's collection; the mongomock collection
+    # it wraps is a private attribute the stubs do not know.
+    return cast(MockCollection, client[database][name]._AsyncMongoMockCollection__collection)
 
 
 # Whole document (insert, replace, delete) rather than named fields.
@@ -38,7 +40,7 @@ class EmbeddedEngine:
         install()  # mongomock's tuning: only a process that runs the embedded engine changes mongomock
         self.data_dir = data_dir
         self.database = database
-        self.client = AsyncMongoMockClient(tz_aware=True)
+        self.client: AsyncMongoMockClient[dict[str, Any]] = AsyncMongoMockClient(tz_aware=True)
         self._lock = DataDirLock(data_dir)
         self._journal: Journal | None = None
         self._use_journal = journal
@@ -90,8 +92,10 @@ class EmbeddedEngine:
             self._dirty[key] = ALL_FIELDS
         elif key not in self._dirty:
             self._dirty[key] = set(fields)
-        elif self._dirty[key] is not ALL_FIELDS:
-            self._dirty[key].update(fields)  # type: ignore[union-attr]
+        else:
+            pending = self._dirty[key]
+            if pending is not ALL_FIELDS:
+                pending.update(fields)
 
     def _take_dirty(self) -> tuple[dict[tuple[str, Any], set[str] | None], list[Any]]:
         """Claim every change since the last commit and encode it as of now."""

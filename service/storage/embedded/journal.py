@@ -104,10 +104,10 @@ class Journal:
         whole: dict[str, Any] | None = None
         fields: list[tuple[int, str, bytes]] = []
 
-        def assembled() -> dict[str, Any]:
+        def assembled(slot: tuple[str, str]) -> dict[str, Any]:
             if whole is not None:
                 return whole
-            self._split.add(current)  # type: ignore[arg-type]
+            self._split.add(slot)
             return {name: bson.decode(body)["v"] for _, name, body in sorted(fields)}
 
         # Primary-key order: no sort of the whole table; fields are put in order per document.
@@ -116,14 +116,14 @@ class Journal:
         ):
             if (collection, key) != current:
                 if current is not None:
-                    yield current[0], assembled()
+                    yield current[0], assembled(current)
                 current, whole, fields = (collection, key), None, []
             if field == WHOLE:
                 whole = bson.decode(body)
             else:
                 fields.append((ord_, field, body))
         if current is not None:
-            yield current[0], assembled()
+            yield current[0], assembled(current)
 
     def encode(self, writes: Iterable[DocumentWrite]) -> list[Encoded]:
         """Each write as (collection, key, rows to store, fields to delete; ``["*"]``: every row of
@@ -144,14 +144,15 @@ class Journal:
                 )
             else:
                 order = {name: i for i, name in enumerate(document)}
-                partial = write.fields is not None and slot in self._split
-                names = write.fields if partial else order.keys()
+                changed = write.fields
+                partial = changed is not None and slot in self._split
+                names = changed if changed is not None and partial else order.keys()
                 rows = [
                     (write.collection, key, name, order[name], _encode(document[name]))
                     for name in names
                     if name in order
-                ]  # type: ignore[union-attr]
-                gone = [name for name in names if name not in order] if partial else ["*"]  # type: ignore[union-attr]
+                ]
+                gone = [name for name in names if name not in order] if partial else ["*"]
                 self._split.add(slot)
                 encoded.append((write.collection, key, rows, gone))
         return encoded

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -52,7 +53,7 @@ def copy_field(obj: Any, container: type) -> Any:
     return CopyModule.copy(obj)
 
 
-_patch_datetimes = mock_helpers.patch_datetime_awareness_in_document
+_patch_datetimes: Callable[[Any], Any] = mock_helpers.patch_datetime_awareness_in_document
 _NO_DATES = _ATOMS - {datetime}
 
 
@@ -86,4 +87,4 @@ def dates_made_aware(value: Any) -> Any:
     return _make_aware(value)
 
 
-_make_aware = mock_helpers.make_datetime_timezone_aware_in_document
+_make_aware: Callable[[Any], Any] = mock_helpers.make_datetime_timezone_aware_in_document

@@ -17,7 +17,7 @@ _NUMBERS = {int, float}
 _SORTABLE = ({str}, {datetime}, _NUMBERS, {int}, {float})
 
 
-def _sorted_natively(documents: list[dict], sort: list[tuple[str, int]]) -> list[dict] | None:
+def _sorted_natively(documents: list[dict[str, Any]], sort: list[tuple[str, int]]) -> list[dict[str, Any]] | None:
     """Sorted as MongoDB sorts them when every sort field is top-level and holds one kind of
     plain value in every document (strings, numbers or dates), with C-speed keys; else None
     (mongomock's generic sort key then decides)."""
@@ -33,7 +33,9 @@ def _sorted_natively(documents: list[dict], sort: list[tuple[str, int]]) -> list
     return ordered
 
 
-def find_documents(motor_collection: Any, filter_: Any, projection: Any, sort: Any, limit: int) -> Iterator[dict]:
+def find_documents(
+    motor_collection: Any, filter_: Any, projection: Any, sort: Any, limit: int
+) -> Iterator[dict[str, Any]]:
     """What mongomock's cursor returns, produced lazily: its cursor copies (and dates) every
     matching document before applying a limit, copies its result list again for every document
     it hands out (quadratic in the result), and sorts with a generic per-document key."""
@@ -49,7 +51,7 @@ def find_documents(motor_collection: Any, filter_: Any, projection: Any, sort: A
     return (dates_made_aware(document) for document in (itertools.islice(dataset, limit) if limit else dataset))
 
 
-def stored_document(motor_collection: Any, filter_: Any) -> dict | None:
+def stored_document(motor_collection: Any, filter_: Any) -> dict[str, Any] | None:
     """The first stored document matching the filter, itself (no copy)."""
     collection = motor_collection._AsyncMongoMockCollection__collection
     return next(iter(collection._iter_documents(mock_helpers.patch_datetime_awareness_in_document(filter_))), None)

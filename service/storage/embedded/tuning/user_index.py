@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from mongomock.collection import Collection as MockCollection
@@ -26,9 +26,9 @@ def by_user(store: CollectionStore) -> dict[int, dict[Any, None]]:
     return index
 
 
-_store_set = CollectionStore.__setitem__
-_store_del = CollectionStore.__delitem__
-_store_drop = CollectionStore.drop
+_store_set: Callable[[CollectionStore, Any, Any], None] = CollectionStore.__setitem__
+_store_del: Callable[[CollectionStore, Any], None] = CollectionStore.__delitem__
+_store_drop: Callable[[CollectionStore], None] = CollectionStore.drop
 
 
 def _unindex(store: CollectionStore, key: Any) -> None:
@@ -66,7 +66,7 @@ def indexed_drop(self: CollectionStore) -> None:
     self.__dict__.pop("by_user", None)
 
 
-def user_documents(store: CollectionStore, user_id: int) -> Iterator[dict]:
+def user_documents(store: CollectionStore, user_id: int) -> Iterator[dict[str, Any]]:
     """The stored documents of one user, in insertion order."""
     documents = store._documents
     for key in list(by_user(store).get(user_id, ())):
@@ -77,7 +77,7 @@ def user_documents(store: CollectionStore, user_id: int) -> Iterator[dict]:
             yield document
 
 
-def iter_documents(self: MockCollection, filter_: Any) -> Iterator[dict] | Any:
+def iter_documents(self: MockCollection, filter_: Any) -> Iterator[dict[str, Any]]:
     if isinstance(filter_, dict):
         store = self._store
         if not filter_:  # everything: no matcher to run per document
@@ -102,4 +102,4 @@ def iter_documents(self: MockCollection, filter_: Any) -> Iterator[dict] | Any:
     return _scan_documents(self, filter_)
 
 
-_scan_documents = MockCollection._iter_documents
+_scan_documents: Callable[[MockCollection, Any], Iterator[dict[str, Any]]] = MockCollection._iter_documents

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -10,8 +11,8 @@ from mongomock.collection import Collection as MockCollection
 
 from service.storage.embedded.tuning.copies import patch_datetime_awareness
 
-_mock_delete = MockCollection._delete
-_mock_update = MockCollection._update
+_mock_delete: Callable[..., dict[str, Any]] = MockCollection._delete
+_mock_update: Callable[..., dict[str, Any]] = MockCollection._update
 
 # --- updates in place ---------------------------------------------------------------------
 # mongomock deep-copies a document before every update (to roll back on a unique-index clash,
@@ -45,7 +46,7 @@ def _push_modifiers(value: Any) -> set[str]:
     return {k for k in value if k.startswith("$")} if isinstance(value, dict) else set()
 
 
-def _applies_cleanly(document: dict, update: dict) -> bool:
+def _applies_cleanly(document: dict[str, Any], update: dict[str, Any]) -> bool:
     """Whether every part of the update fits the document as it is (else mongomock decides)."""
     for operator, operation in update.items():
         for name, value in operation.items():
@@ -68,7 +69,7 @@ def _applies_cleanly(document: dict, update: dict) -> bool:
     return True
 
 
-def _apply_in_place(document: dict, update: dict) -> None:
+def _apply_in_place(document: dict[str, Any], update: dict[str, Any]) -> None:
     for operator, operation in update.items():
         for name, value in operation.items():
             if operator == "$set":
