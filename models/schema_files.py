@@ -31,7 +31,8 @@ _COMMON_REF = "memory.common.schema.json#/$defs/"
 
 
 def _load(name: str) -> dict[str, Any]:
-    return json.loads((SCHEMA_DIR / f"{name}.json").read_text())
+    schema: dict[str, Any] = json.loads((SCHEMA_DIR / f"{name}.json").read_text())
+    return schema
 
 
 def _inline(node: Any, defs: dict[str, Any]) -> Any:
@@ -45,25 +46,31 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return node
 
 
+def _inlined(schema: dict[str, Any]) -> dict[str, Any]:
+    inlined: dict[str, Any] = _inline(schema, _common_defs())
+    return inlined
+
+
 @cache
 def _common_defs() -> dict[str, Any]:
-    return _load("memory.common")["$defs"]
+    defs: dict[str, Any] = _load("memory.common")["$defs"]
+    return defs
 
 
 @cache
 def input_schema(tool: str) -> dict[str, Any]:
     """Self-contained input schema of a PRD tool name such as ``memory.get_profile``."""
-    return _inline(_load(f"{tool}.input"), _common_defs())
+    return _inlined(_load(f"{tool}.input"))
 
 
 @cache
 def result_schema(tool: str) -> dict[str, Any]:
-    return _inline(_load(f"{tool}.result"), _common_defs())
+    return _inlined(_load(f"{tool}.result"))
 
 
 @cache
 def envelope_schema() -> dict[str, Any]:
-    return _inline(_load("memory.tool.response"), _common_defs())
+    return _inlined(_load("memory.tool.response"))
 
 
 def _narrowed(result: dict[str, Any]) -> dict[str, Any]:
@@ -107,7 +114,8 @@ def _without_item_schemas(node: Any) -> Any:
 @cache
 def _published_result(tool: str) -> dict[str, Any]:
     # Twice: the second pass reaches arrays inside the common definitions the first one inlined.
-    return _without_item_schemas(_inline(_without_item_schemas(_load(f"{tool}.result")), _common_defs()))
+    published: dict[str, Any] = _without_item_schemas(_inlined(_without_item_schemas(_load(f"{tool}.result"))))
+    return published
 
 
 def published_output_schema(tool: str) -> dict[str, Any]:
@@ -118,4 +126,5 @@ def published_output_schema(tool: str) -> dict[str, Any]:
 
 
 def seed_profile() -> dict[str, Any]:
-    return json.loads((Path(__file__).parent / "seed_profile.json").read_text())
+    profile: dict[str, Any] = json.loads((Path(__file__).parent / "seed_profile.json").read_text())
+    return profile

@@ -98,6 +98,10 @@ class OperatorOnly(Forbidden):
 class RateLimited(MemoryServiceError):
     """Too many calls for this token; ``details.retry_after_s`` says when to try again."""
 
+    def __init__(self, message: str, retry_after_s: float) -> None:
+        super().__init__(message, {"retry_after_s": retry_after_s})
+        self.retry_after_s = retry_after_s
+
 
 class StorageUnavailable(MemoryServiceError):
     """The database could not be reached or refused the write."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -11,7 +11,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-TOOLSET_NAMES = ("core", "ledger", "tracks", "memories", "control", "ops")  # tools/specs/catalog.py TOOLSETS
+Toolset = Literal["core", "ledger", "tracks", "memories", "control", "ops"]  # tools/specs/catalog.py TOOLSETS
+TOOLSET_NAMES: tuple[Toolset, ...] = get_args(Toolset)
 
 
 def _split(value: object) -> object:
@@ -35,7 +36,7 @@ class Settings(BaseSettings):
     tool_names: Literal["plain", "dotted"] = Field(
         "plain", description="plain: memory_get_profile (Claude/OpenAI safe); dotted: memory.get_profile."
     )
-    toolsets: Annotated[list[Literal["core", "ledger", "tracks", "memories", "control", "ops"]], NoDecode] = Field(
+    toolsets: Annotated[list[Toolset], NoDecode] = Field(
         list(TOOLSET_NAMES),
         description="Toolsets listed, comma-separated, any of core (the PRD tools), ledger, tracks, memories, "
         "control, ops; 'all' (the default) is every one. Every listed tool costs the model context.",

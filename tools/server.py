@@ -55,7 +55,7 @@ class RawArgumentsTool(Tool):
     published_output_schema: dict[str, Any] | None = None
 
     @property
-    def output_schema(self) -> dict[str, Any] | None:  # type: ignore[override]
+    def output_schema(self) -> dict[str, Any] | None:
         return self.published_output_schema
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:

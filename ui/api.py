@@ -96,7 +96,7 @@ class UiApi:
         try:
             self.sign_in_limiter.check(f"ui-sign-in:{address}")
         except RateLimited as exc:
-            retry = exc.details["retry_after_s"]
+            retry = exc.retry_after_s
             return error_response(
                 429,
                 "RATE_LIMITED",

@@ -4,9 +4,9 @@ and running work on the service as the machine's own user."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -16,6 +16,7 @@ from host.running import ServiceHolder, running_service
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.auth.tokens import TokenStore
 from service.errors import DataDirectoryLocked, MemoryServiceError
+from service.facade import MemoryService
 from service.settings import Settings
 from service.storage.embedded.lockfile import DataDirLock
 
@@ -60,7 +61,7 @@ def settings_from(**flags: Any) -> Settings:
     return Settings(**{k: v for k, v in flags.items() if v is not None})
 
 
-def fail(message: str) -> None:
+def fail(message: str) -> NoReturn:
     # Messages name paths, ids and labels: printed literally, never read as Rich markup.
     err.print(f"[red]error:[/red] {escape(message)}")
     raise typer.Exit(1)
@@ -87,8 +88,13 @@ def token_store(settings: Settings) -> TokenStore:
     return store
 
 
-def run_on_service(settings: Settings, work: Any, command: str, recover: bool = True) -> Any:
-    async def main() -> Any:
+T = TypeVar("T")
+
+
+def run_on_service(
+    settings: Settings, work: Callable[[MemoryService], Awaitable[T]], command: str, recover: bool = True
+) -> T:
+    async def main() -> T:
         async with running_service(settings, ServiceHolder(), recover) as service:
             # What the CLI writes is audited like a tool call, as the machine's own user.
             with acting_as(CallOrigin("local", f"cli.{command}", new_request_id())):

@@ -14,6 +14,7 @@ from rich.progress import Progress, SpinnerColumn, TextColumn
 from host.cli.base import Command, DataDir, MongoUri, UserId, err, fail, run_on_service, settings_from
 from host.logging_setup import configure_logging
 from models.schema_files import seed_profile
+from service.facade import MemoryService
 
 
 def seed(user_id: UserId = 1, data_dir: DataDir = None, mongodb_uri: MongoUri = None) -> None:
@@ -21,7 +22,7 @@ def seed(user_id: UserId = 1, data_dir: DataDir = None, mongodb_uri: MongoUri = 
     settings = settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri)
     configure_logging("WARNING")
 
-    async def work(service: Any) -> dict[str, Any]:
+    async def work(service: MemoryService) -> dict[str, Any]:
         before = await service.profiles.get(user_id)
         after = await service.profiles.update(user_id, seed_profile(), "Seed profile from PRD §11", "user", True)
         return {"changed": after["version"] != before["version"], "version": after["version"]}
@@ -41,7 +42,7 @@ def export_command(
     settings = settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri)
     configure_logging("WARNING")
 
-    async def work(service: Any) -> dict[str, Any]:
+    async def work(service: MemoryService) -> dict[str, Any]:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
             task = progress.add_task("exporting", total=None)
             counts: dict[str, int] = {}

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from host.cli.base import Command, DataDir, MongoUri, err, fail, run_on_service, settings_from
 from host.logging_setup import configure_logging
+from service.facade import MemoryService
 from service.timeutil import parse_iso
 
 
@@ -31,7 +32,7 @@ def age(
     except ValueError as exc:
         fail(f"--now {now!r}: {exc}")
 
-    async def work(service: Any) -> dict[str, Any]:
+    async def work(service: MemoryService) -> dict[str, Any]:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
             task = progress.add_task("aging", total=None)
             return await service.aging.run(
@@ -75,7 +76,7 @@ def rederive(
     history, in-process indexes) from the records; report and repair every difference."""
     configure_logging("WARNING")
 
-    async def work(service: Any) -> dict[str, Any]:
+    async def work(service: MemoryService) -> dict[str, Any]:
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
             task = progress.add_task("rederiving", total=None)
             return await service.rederiver.rederive(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, TypeGuard
 
 import typer
 from rich.console import Console
@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from host.cli.base import DataDir, TokenFile, err, fail, settings_from, token_store
+from service.auth.tokens import Role as TokenRole
 
 tokens_app = typer.Typer(
     help="Bearer tokens: a token is shown once at creation and stored hashed.",
@@ -24,6 +25,10 @@ tokens_app = typer.Typer(
 Role = Annotated[
     str, typer.Option(help="user: acts only for its user ids; operator: reads any user, deletes, ops tools")
 ]
+
+
+def _is_role(value: str) -> TypeGuard[TokenRole]:
+    return value in ("user", "operator")
 
 
 @tokens_app.command("create")
@@ -42,11 +47,11 @@ def token_create(
     token_file: TokenFile = None,
 ) -> None:
     """Create a token and print it once on stdout (keep it: only its hash is stored)."""
-    if role not in ("user", "operator"):
+    if not _is_role(role):
         fail("--role must be user or operator")
     store = token_store(settings_from(data_dir=data_dir, token_file=token_file))
     try:
-        token, record = store.create(role, list(user_id or []), label, rate_limit_per_minute)  # type: ignore[arg-type]
+        token, record = store.create(role, list(user_id or []), label, rate_limit_per_minute)
     except ValueError as exc:
         fail(str(exc))
     users = ", ".join(map(str, record.user_ids)) or "none"

@@ -13,7 +13,7 @@ from pymongo import ASCENDING, DESCENDING, IndexModel
 class AuditEntry(Document):
     """One change of a canonical record (or a user's deletion), for operators: ``ops.audit``."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     time: datetime
     collection: str | None  # None for the tombstone of a deleted user
     operation: str  # insert | update | replace | delete_user_data
@@ -39,7 +39,7 @@ class AuditEntry(Document):
 class AuditStreamState(Document):
     """Where the change-stream watcher stopped: its resume token and the time of the last change."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     resume_token: dict[str, Any] | None
     last_time: datetime | None
     updated_at: datetime

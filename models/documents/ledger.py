@@ -51,7 +51,7 @@ class PlaylistHistoryBucket(Document):
     commit point of a change; ``_id`` and the unique index make that point single-winner.
     """
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     user_id: int
     playlist_id: str
     base_seq: int
@@ -91,7 +91,7 @@ class PlaylistDocument(Document):
     """The fast path: current contents and recent history of one playlist; a projection of the
     latest history bucket, rolled forward if a crash left it behind."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     user_id: int
     playlist_id: str
     name: str
@@ -126,7 +126,7 @@ class PlaylistDocument(Document):
 class IdempotencyRecord(Document):
     """Claims a key for one request before its commit, so a key can never name two requests."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     user_id: int
     scope: str  # create | mutation
     key: str
@@ -142,7 +142,7 @@ class IdempotencyRecord(Document):
 class ListingCursor(Document):
     """The rest of a playlist listing's order, fixed at its first page (get_playlists paging)."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     user_id: int
     playlist_ids: list[str]
     created_at: datetime

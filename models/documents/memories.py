@@ -18,7 +18,7 @@ class MemoryDocument(Document):
     with an importance; a restatement within 30 days updates it (``seen_count``) instead of adding
     a twin, and aging compresses (``fuzzy``) or removes it."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]  # "<user_id>:<memory_id>"
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId: "<user_id>:<memory_id>"
     user_id: int
     memory_id: str
     type: str
@@ -60,7 +60,7 @@ class PlayBucket(Document):
     """Play history (``memory_log_plays``) in buckets of one month, split past a size, so a
     listener's years of plays are a few dozen documents rather than one per play."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]  # "<user_id>:<YYYY-MM>:<part>"
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId: "<user_id>:<YYYY-MM>:<part>"
     user_id: int
     month: str  # "YYYY-MM" of played_at (UTC)
     part: int
@@ -82,7 +82,7 @@ class MemoryAgingEvent(Document):
     retried (a run stopped between the record and the change writes the same record again), and a
     new one when a gist restated (a new ``updated_at``, ``fuzzy: false``) is compressed again."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]  # "<user_id>:<memory_id>:<action>:<ms>"
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId: "<user_id>:<memory_id>:<action>:<ms>"
     user_id: int
     memory_id: str
     action: str  # "compressed" | "removed"

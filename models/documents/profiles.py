@@ -23,7 +23,7 @@ class ProfilePatch(BaseModel):
 
 
 class ProfileDocument(Document):
-    id: int = Field(alias="_id")  # type: ignore[assignment]
+    id: int = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     user_id: int
     profile: dict[str, Any] = {}
     version: int = 0
@@ -38,7 +38,7 @@ class ProfileDocument(Document):
 
 
 class PreferenceEventDocument(Document):
-    id: str = Field(alias="_id")  # type: ignore[assignment]
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     user_id: int
     type: str
     source: str

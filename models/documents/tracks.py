@@ -16,7 +16,7 @@ class TrackDocument(Document):
     """What the assistant learned about one track, per user (``memory_upsert_tracks``): the
     catalog that names tracks, resolves half-remembered titles and checks playlist rules."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]  # "<user_id>:<track_id>"
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId: "<user_id>:<track_id>"
     user_id: int
     track_id: str
     name: str
@@ -41,7 +41,7 @@ class TrackDocument(Document):
 class TrackChoice(Document):
     """A confirmed resolution (``memory_confirm_track``): this text means this track for this user."""
 
-    id: str = Field(alias="_id")  # type: ignore[assignment]  # "<user_id>:<digest of the folded text>"
+    id: str = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId: "<user_id>:<digest of the folded text>"
     user_id: int
     text: str
     folded: str

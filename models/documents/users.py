@@ -16,7 +16,7 @@ class UserStats(Document):
     records); derived data: re-counted from the records at start-up and after an import, never
     exported."""
 
-    id: int = Field(alias="_id")  # type: ignore[assignment]
+    id: int = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     user_id: int
     playlist_count: int = 0
     preference_event_count: int = 0
@@ -36,7 +36,7 @@ class MemoryControls(Document):
     stored and every read answers as for a user with no data; paused, nothing is stored until
     ``paused_until``. No document: on, not paused."""
 
-    id: int = Field(alias="_id")  # type: ignore[assignment]
+    id: int = Field(alias="_id")  # type: ignore[assignment]  # our own key, not an ObjectId
     user_id: int
     enabled: bool = True
     paused_until: datetime | None = None

@@ -71,7 +71,9 @@ def _entry(
     )
 
 
-async def _pages(collection: TrackedCollection, query: dict[str, Any], fields: dict[str, int]) -> AsyncIterator[dict]:
+async def _pages(
+    collection: TrackedCollection, query: dict[str, Any], fields: dict[str, int]
+) -> AsyncIterator[dict[str, Any]]:
     """Every matching document, a page at a time in ``_id`` order (bounded memory)."""
     last: Any = None
     while True:

@@ -33,7 +33,5 @@ class RateLimiter:
             self._buckets[key] = (tokens, now)
             wait = (1.0 - tokens) / rate
             retry_after = math.ceil(wait * 1000) / 1000
-            raise RateLimited(
-                f"too many calls for this token; retry after {retry_after:.3f} s", {"retry_after_s": retry_after}
-            )
+            raise RateLimited(f"too many calls for this token; retry after {retry_after:.3f} s", retry_after)
         self._buckets[key] = (tokens - 1.0, now)

@@ -259,7 +259,8 @@ def _nested(tokens: list[str], leaf: Any) -> dict[str, Any]:
     as merge patches replace arrays)."""
     for token in reversed(tokens):
         leaf = {token: leaf}
-    return leaf
+    patch: dict[str, Any] = leaf
+    return patch
 
 
 def _scrubbed(entry: dict[str, Any], tokens: list[str], value: Any) -> dict[str, Any]:

@@ -85,7 +85,9 @@ def _size(entry: dict[str, Any]) -> int:
     return len(json.dumps(plain, ensure_ascii=False, separators=(",", ":"))) + 1
 
 
-def fit(new: list[dict[str, Any]], staples: list[dict[str, Any]], budget: int) -> tuple[list, list, bool]:
+def fit(
+    new: list[dict[str, Any]], staples: list[dict[str, Any]], budget: int
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
     """Trim the longer list from its end until both fit ``budget`` bytes of JSON (one MCP message
     carries the answer twice and the stock client refuses more than 1 MiB)."""
     new_sizes, staple_sizes = [_size(e) for e in new], [_size(e) for e in staples]

@@ -65,7 +65,13 @@ def diff_answer(
     ]
     events = [event_summary(e) for e in events_between(buckets, from_time if existed else None, to_time)]
     share = max(1, budget_bytes // 4)
-    answer = {
+    counts = {
+        "added": len(report["added"]),
+        "removed": len(report["removed"]),
+        "moved": len(report["moved"]),
+        "events": len(events),
+    }
+    answer: dict[str, Any] = {
         "playlist_id": playlist_id,
         "from_time": from_time,
         "to_time": to_time,
@@ -76,12 +82,7 @@ def diff_answer(
         "meta_changes": meta_changes,
         # The newest events are the ones a person asks about first: kept from the end.
         "events": _within(events[::-1], share)[::-1],
-        "counts": {
-            "added": len(report["added"]),
-            "removed": len(report["removed"]),
-            "moved": len(report["moved"]),
-            "events": len(events),
-        },
+        "counts": counts,
     }
-    answer["truncated"] = any(len(answer[k]) < answer["counts"][k] for k in ("added", "removed", "moved", "events"))
+    answer["truncated"] = any(len(answer[k]) < counts[k] for k in ("added", "removed", "moved", "events"))
     return answer

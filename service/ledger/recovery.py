@@ -11,9 +11,9 @@ async def roll_forward_all(db: Database, caps: dict[str, int]) -> int:
     """Rebuild each playlist document that a crash left behind, and drop any whose history a
     deletion already removed; return how many documents were repaired."""
     rebuilt = 0
-    for head in await db.playlists.find({}, {"user_id": 1, "playlist_id": 1}):
-        if await load_bucket(db, head["user_id"], head["playlist_id"], 0, {"_id": 1}) is None:
-            await db.playlists.delete_many({"_id": head["_id"], "user_id": head["user_id"]})
+    for playlist in await db.playlists.find({}, {"user_id": 1, "playlist_id": 1}):
+        if await load_bucket(db, playlist["user_id"], playlist["playlist_id"], 0, {"_id": 1}) is None:
+            await db.playlists.delete_many({"_id": playlist["_id"], "user_id": playlist["user_id"]})
             rebuilt += 1
     for first in await db.history.find({"base_seq": 0}, {"user_id": 1, "playlist_id": 1}):
         user_id, playlist_id = first["user_id"], first["playlist_id"]

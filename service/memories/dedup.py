@@ -46,4 +46,5 @@ def merged_summary(old: str, new: str, limit: int) -> str:
 
 def merged_metadata(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """RFC 7396, as profile patches: the new statement's keys win, null deletes a key."""
-    return json_merge_patch.merge(copy.deepcopy(old), copy.deepcopy(new))
+    merged: dict[str, Any] = json_merge_patch.merge(copy.deepcopy(old), copy.deepcopy(new))  # an untyped library
+    return merged

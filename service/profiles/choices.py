@@ -64,7 +64,8 @@ def choice_payload(
 
 
 def label(side: dict[str, Any]) -> str:
-    return side.get("name") or side["id"]
+    name: str = side.get("name") or side["id"]
+    return name
 
 
 def sentence(choice: dict[str, Any]) -> str:

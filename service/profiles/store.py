@@ -34,7 +34,8 @@ def _view(user_id: int, document: dict[str, Any] | None) -> dict[str, Any]:
 def merge(profile: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
     """RFC 7396: objects merge recursively, null deletes, arrays and scalars replace."""
     # json_merge_patch.merge edits its first argument in place.
-    return json_merge_patch.merge(copy.deepcopy(profile), copy.deepcopy(patch))
+    merged: dict[str, Any] = json_merge_patch.merge(copy.deepcopy(profile), copy.deepcopy(patch))  # an untyped library
+    return merged
 
 
 class Profiles:

@@ -177,7 +177,9 @@ async def opinion_appended(db: Database, user_id: int, event_id: str) -> None:
             kept.keep(user_id, await _build(db, user_id))
             return
         event = await db.preference_events.find_one({"_id": event_id, "user_id": user_id}, PROJECTION)
-        key = None if event is None else _subject_key(event.get("payload"))
+        if event is None:
+            return
+        key = _subject_key(event.get("payload"))
         if key is None:
             return
         chain = chains.setdefault(key, [])

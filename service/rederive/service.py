@@ -122,6 +122,7 @@ class Rederiver:
         derived = await user_stats.derive(self._db, user_id)
         if stored is None and derived is None:
             return []
+        fields: list[str]
         if derived is None:
             fields, detail = [], "counters of a user without records"
         elif stored is None:

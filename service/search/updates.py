@@ -48,7 +48,7 @@ def playlist_created_update(arguments: dict[str, Any], created_at: datetime) -> 
     def update(index: UserIndex) -> None:
         if ("playlist", arguments["playlist_id"]) in index.entries:
             return  # a replayed create changes nothing (and must not undo a later rename)
-        head = {
+        head: dict[str, Any] = {
             k: arguments[k]
             for k in ("playlist_id", "name", "description", "intent_tags", "seed_context")
             if k in arguments

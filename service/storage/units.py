@@ -4,18 +4,30 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable
-from typing import ParamSpec, TypeVar
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 
-def unit_of_work(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+class _Store(Protocol):
+    async def commit_async(self) -> None: ...
+
+
+class _Facade(Protocol):
+    @property
+    def _db(self) -> _Store: ...  # every facade keeps its Database as _db
+
+
+F = TypeVar("F", bound=_Facade)
+
+
+def unit_of_work(method: Callable[Concatenate[F, P], Awaitable[R]]) -> Callable[Concatenate[F, P], Awaitable[R]]:
     @functools.wraps(method)
-    async def committed(*args: P.args, **kwargs: P.kwargs) -> R:
+    async def committed(facade: F, /, *args: P.args, **kwargs: P.kwargs) -> R:
         try:
-            return await method(*args, **kwargs)
+            return await method(facade, *args, **kwargs)
         finally:
-            await args[0]._db.commit_async()  # type: ignore[attr-defined]  # every facade keeps its Database as _db
+            await facade._db.commit_async()
 
     return committed

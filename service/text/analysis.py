@@ -179,7 +179,8 @@ def stem(word: str) -> str:
 
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return _stemmer.stemWord(word)
+    stemmed: str = _stemmer.stemWord(word)  # snowballstemmer ships no types
+    return stemmed
 
 
 def words(text: str) -> list[str]:

@@ -134,7 +134,8 @@ class Check:
         energy = {t: (self.known.get(t) or {}).get("energy") for t in self.track_ids}
 
         def low(t: str) -> bool:
-            return energy[t] is not None and energy[t] <= max_energy
+            value = energy[t]
+            return value is not None and value <= max_energy
 
         for position in (0, n - 1):
             track_id = self.track_ids[position]

@@ -57,6 +57,14 @@ def _strings(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def normalised_inline(rules: dict[str, Any]) -> dict[str, Any]:
     """Inline rules as checked: defaults filled in (duplicates checked, breathers at 0.4)."""
     effective: dict[str, Any] = {"no_duplicates": rules.get("no_duplicates", True)}
@@ -77,7 +85,7 @@ def normalised_inline(rules: dict[str, Any]) -> dict[str, Any]:
 def from_profile(profile: dict[str, Any], catalog_artists: set[str], catalog_genres: set[str]) -> dict[str, Any]:
     """The rules a stored profile asks for (see the module docstring); the catalog's folded
     artist and genre names decide which free-text avoid entries are machine rules."""
-    rules = profile.get("playlist_rules") if isinstance(profile.get("playlist_rules"), dict) else {}
+    rules = _object(profile.get("playlist_rules"))
     inline: dict[str, Any] = {}
     limit = rules.get("max_tracks_per_artist")
     if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1:
@@ -96,9 +104,9 @@ def from_profile(profile: dict[str, Any], catalog_artists: set[str], catalog_gen
         elif folded in catalog_genres:
             avoid["avoid_genres"].append(entry)
     inline.update({name: values for name, values in avoid.items() if values})
-    energy = profile.get("energy_preferences") if isinstance(profile.get("energy_preferences"), dict) else {}
-    arc = rules.get("arc") if isinstance(rules.get("arc"), str) else ""
-    placement = energy.get("break_placement") if isinstance(energy.get("break_placement"), str) else ""
+    energy = _object(profile.get("energy_preferences"))
+    arc = _text(rules.get("arc"))
+    placement = _text(energy.get("break_placement"))
     if "breather" in arc.lower() or "break" in arc.lower() or placement.lower().startswith("mid"):
         inline["breathers"] = {"placement": "mid", "max_energy": BREATHER_ENERGY}
     return normalised_inline(inline)

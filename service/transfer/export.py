@@ -99,8 +99,8 @@ async def _pieces(
                 yield piece
     if section <= 1:
         query: dict[str, Any] = {"user_id": user_id}
-        if section == 1:
-            query["recorded_ns"] = {"$gte": after[1]}  # type: ignore[index]
+        if section == 1 and after:  # a section past 0 comes from a cursor (after)
+            query["recorded_ns"] = {"$gte": after[1]}
         events = await db.preference_events.find(query, sort=[("recorded_ns", 1), ("_id", 1)])
         for event in events:
             if event["recorded_ns"] <= as_of_ns:
@@ -129,7 +129,7 @@ async def _playlist_pieces(
     firsts = await db.history.find({"user_id": user_id, "base_seq": 0}, {"playlist_id": 1})
     playlist_ids = sorted({b["playlist_id"] for b in firsts})
     if after is not None:
-        playlist_ids = [pid for pid in playlist_ids if pid >= after[1]]  # type: ignore[index]
+        playlist_ids = [pid for pid in playlist_ids if pid >= after[1]]
     for pid in playlist_ids:
         buckets = await db.history.find({"user_id": user_id, "playlist_id": pid}, sort=[("base_seq", 1)])
         created = buckets[0]["created"]
@@ -149,7 +149,7 @@ async def _playlist_pieces(
                     yield piece
 
 
-def _before(moment: Any, as_of_ns: int) -> bool:
+def _before(moment: datetime, as_of_ns: int) -> bool:
     """Whether a stored date (naive UTC on the embedded engine) is at or before the export's moment."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
@@ -163,15 +163,16 @@ async def _track_pieces(
     Both are current state, not history: a track first seen after the export's moment is left
     out; one rewritten since is exported as it now is. The document-level stamp names only the
     latest write; the import stamps its own."""
+    start: Any = after[1] if after else None  # a section past 0 comes from a cursor (after)
     if section <= 3:
         for track in await db.tracks.find({"user_id": user_id}, sort=[("_id", 1)]):
-            if (section < 3 or track["track_id"] >= after[1]) and _before(track["first_seen_at"], as_of_ns):  # type: ignore[index]
+            if (section < 3 or track["track_id"] >= start) and _before(track["first_seen_at"], as_of_ns):
                 body = to_json({k: v for k, v in track.items() if k not in ("user_id", "written_by")})
                 for piece in _fit("track", [3, track["track_id"]], body, budget):
                     yield piece
     for choice in await db.track_choices.find({"user_id": user_id}, sort=[("_id", 1)]):
         digest = choice["_id"].split(":", 1)[1]
-        if (section < 4 or digest >= after[1]) and _before(choice["confirmed_at"], as_of_ns):  # type: ignore[index]
+        if (section < 4 or digest >= start) and _before(choice["confirmed_at"], as_of_ns):
             body = to_json({k: v for k, v in choice.items() if k not in ("user_id", "written_by")})
             for piece in _fit("track_choice", [4, digest], body, budget):
                 yield piece
@@ -198,7 +199,7 @@ def decode_cursor(cursor: str) -> tuple[int, list[Any], int]:
         ):
             raise ValueError("cursor shape")
         # Keys compare element by element: each position must hold the type the pieces use.
-        expected = {
+        shapes: dict[int, list[type]] = {
             0: [int, int],
             1: [int, int, str, int],
             2: [int, str, int, int, int],
@@ -208,7 +209,8 @@ def decode_cursor(cursor: str) -> tuple[int, list[Any], int]:
             6: [int, str, int],
             7: [int, str, int],
             8: [int, str, int],
-        }[key[0]]
+        }
+        expected = shapes[key[0]]
         if len(key) > len(expected) or any(type(v) is not t for v, t in zip(key, expected, strict=False)):
             raise ValueError("cursor key shape")
         return as_of, key, part

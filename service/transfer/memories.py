@@ -30,7 +30,7 @@ Fit = Callable[[str, list[Any], dict[str, Any]], list[tuple[str, list[Any], dict
 _NOT_EXPORTED = ("_id", "user_id", "written_by", "entity_key")
 
 
-def _before(moment: Any, as_of_ns: int) -> bool:
+def _before(moment: datetime, as_of_ns: int) -> bool:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment <= datetime.fromtimestamp(as_of_ns / 1e9, tz=UTC)
@@ -52,8 +52,10 @@ async def memory_pieces(
     """Section 5 (memories by id), 6 (play buckets by month and part), 7 (aging records by id), 8
     (the user's switches, when ever set)."""
 
+    start: Any = after[1] if after else None  # a section past 0 comes from a cursor (after)
+
     def later(number: int, key: str) -> bool:
-        return section < number or key >= after[1]  # type: ignore[index]
+        return section < number or key >= start
 
     if section <= 5:
         for doc in await db.memories.find({"user_id": user_id}, sort=[("_id", 1)]):

@@ -30,7 +30,8 @@ class TransferService:
 
     async def import_counts(self, parts: list[Any], user_id: int, replace: bool = False) -> dict[str, int]:
         """Counts per kind (the command line's answer); see ``import_user``."""
-        return (await self.import_user(parts, user_id, replace))["imported"]
+        counts: dict[str, int] = (await self.import_user(parts, user_id, replace))["imported"]
+        return counts
 
     async def import_user(self, parts: list[Any], user_id: int, replace: bool = False) -> dict[str, Any]:
         """An export (its parts) for ``user_id``: built and checked whole, then written; a user

@@ -28,8 +28,8 @@ from tools.prompts.arguments import checked
 from tools.prompts.texts import PROMPTS, PromptSpec
 
 
-def _never_called() -> None:  # pragma: no cover - render is overridden; the SDK model needs an fn
-    return None
+def _never_called() -> str:  # pragma: no cover - render is overridden; the SDK model needs an fn
+    return ""
 
 
 class PlaybookPrompt(Prompt):
@@ -38,7 +38,7 @@ class PlaybookPrompt(Prompt):
     rename: Callable[[str], str] = Field(exclude=True)  # plain wire names -> this server's name style
     pipeline: InstanceOf[CallPipeline] = Field(exclude=True)
 
-    async def render(self, arguments: dict[str, Any] | None, context: Any) -> list[Message]:  # type: ignore[override]
+    async def render(self, arguments: dict[str, Any] | None, context: Any) -> list[Message]:
         call = Call(
             f"prompt.{self.spec.name}",
             access=None,

@@ -8,7 +8,7 @@ gets the same ``NOT_FOUND`` as a playlist that is not logged.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -169,8 +169,15 @@ def register_resources(server: MCPServer, pipeline: CallPipeline) -> None:
     async def context(user_id: str, ctx: Context) -> str:
         return await reader.read("context", {"user_id": user_id}, ctx)
 
-    for function in (profile, playlists, playlist, playlist_at, context):
-        r = BY_KIND[function.__name__]  # type: ignore[index]
+    readers: dict[Kind, Callable[..., Awaitable[str]]] = {
+        "profile": profile,
+        "playlists": playlists,
+        "playlist": playlist,
+        "playlist_at": playlist_at,
+        "context": context,
+    }
+    for kind, function in readers.items():
+        r = BY_KIND[kind]
         server.resource(
             TEMPLATES[r.kind], name=r.kind, title=r.title, description=r.description, mime_type=r.mime_type
         )(function)

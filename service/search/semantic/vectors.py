@@ -118,7 +118,7 @@ class VectorSet(Generic[K]):
             return []
         best = np.argpartition(-sims, limit - 1)[:limit]
         best = best[np.argsort(-sims[best], kind="stable")]
-        return [(self._keys[i], float(sims[i])) for i in best if np.isfinite(sims[i])]  # type: ignore[misc]
+        return [(self._keys[i], float(sims[i])) for i in best if np.isfinite(sims[i])]
 
     def nearest_many(self, queries: np.ndarray, limit: int) -> list[list[tuple[K, float]]]:
         """Uncentered ``nearest`` for several queries in one product (a query's words)."""
