@@ -11,6 +11,7 @@ from typing import Any
 from service.audit.origin import written_by
 from service.errors import TimestampOutOfOrder
 from service.ledger.keys import bucket_id
+from service.ledger.records import Bucket, BucketHeader, Creation, EventType, LedgerEvent, Lineage
 from service.ledger.state import PlaylistState, apply_event
 from service.timeutil import utc_now
 
@@ -22,7 +23,7 @@ class SnapshotPolicy:
     bucket_max_track_ids: int
     replay_budget: int = 500_000
 
-    def bucket_is_full(self, bucket: dict[str, Any]) -> bool:
+    def bucket_is_full(self, bucket: BucketHeader) -> bool:
         """Decided from the stored bucket alone, so racing writers agree."""
         if bucket.get("sealed"):  # a change that must open the next bucket sealed this one
             return True
@@ -38,16 +39,24 @@ class SnapshotPolicy:
         return events >= self.every - 1 and bucket["track_id_volume"] >= self.min_event_share * snapshot_len
 
 
-def create_result(bucket: dict[str, Any]) -> dict[str, Any]:
+def create_result(bucket: Bucket) -> dict[str, Any]:
     return {
         "playlist_id": bucket["playlist_id"],
         "snapshot_id": bucket["snapshot"]["snapshot_id"],
-        "created_at": bucket["created"]["created_at"],
+        "created_at": creation_of(bucket)["created_at"],
         "stored_track_count": len(bucket["snapshot"]["track_ids"]),
     }
 
 
-def mutation_result(bucket: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+def creation_of(bucket: BucketHeader) -> Creation:
+    """What bucket 0 holds of the creation (every bucket 0 has it)."""
+    created = bucket["created"]
+    if created is None:
+        raise ValueError(f"bucket {bucket['_id']} is not a playlist's first")
+    return created
+
+
+def mutation_result(bucket: BucketHeader, event: LedgerEvent) -> dict[str, Any]:
     opened = bucket["base_seq"] == event["seq"]
     return {
         "event_id": event["event_id"],
@@ -66,15 +75,25 @@ def first_bucket(
     moment: datetime,
     idempotency_key: str | None,
     digest: str,
-    lineage: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    lineage: Lineage | None = None,
+) -> Bucket:
     """Bucket 0: the creation snapshot and what the create request said. A fork's bucket 0 also
     holds its FORK event at sequence 0 (the creation itself: replay starts after it, undo never
     reaches it) so the lineage shows in the playlist's events."""
-    events = []
+    events: list[LedgerEvent] = []
     if lineage is not None:
         payload = {"forked_from": lineage, "track_count": len(track_ids)}
         events.append(new_event(0, "FORK", payload, moment, None, digest))
+    created: Creation = {
+        "created_at": moment,
+        "recorded_ns": time.time_ns(),
+        "seed_context": seed_context,
+        "idempotency_key": idempotency_key,
+        "request_hash": digest,
+        "written_by": written_by(),
+    }
+    if lineage is not None:
+        created["forked_from"] = lineage
     return {
         "_id": bucket_id(user_id, playlist_id, 0),
         "user_id": user_id,
@@ -95,22 +114,14 @@ def first_bucket(
             "meta": meta,
         },
         "events": events,
-        "created": {
-            "created_at": moment,
-            "recorded_ns": time.time_ns(),
-            "seed_context": seed_context,
-            "idempotency_key": idempotency_key,
-            "request_hash": digest,
-            "written_by": written_by(),
-            **({"forked_from": lineage} if lineage is not None else {}),
-        },
+        "created": created,
         "written_by": written_by(),
     }
 
 
 def new_event(
-    seq: int, event_type: str, payload: dict[str, Any], moment: datetime, client_event_id: str | None, digest: str
-) -> dict[str, Any]:
+    seq: int, event_type: EventType, payload: dict[str, Any], moment: datetime, client_event_id: str | None, digest: str
+) -> LedgerEvent:
     return {
         "event_id": str(uuid.uuid4()),
         "seq": seq,
@@ -125,9 +136,7 @@ def new_event(
     }
 
 
-def next_bucket(
-    previous: dict[str, Any], event: dict[str, Any], state: PlaylistState, source: str = "periodic"
-) -> dict[str, Any]:
+def next_bucket(previous: BucketHeader, event: LedgerEvent, state: PlaylistState, source: str = "periodic") -> Bucket:
     """The bucket opened by ``event``: a snapshot of the state after it, then later events."""
     seq = event["seq"]
     return {
@@ -157,15 +166,15 @@ def next_bucket(
 
 
 def prepared_event(
-    bucket: dict[str, Any],
+    bucket: BucketHeader,
     state: PlaylistState,
-    event_type: str,
+    event_type: EventType,
     payload: dict[str, Any],
     timestamp: datetime | None,
     client_event_id: str | None,
     digest: str,
     max_tracks: int,
-) -> tuple[dict[str, Any], PlaylistState]:
+) -> tuple[LedgerEvent, PlaylistState]:
     """The event at the next sequence number of the open ``bucket`` and the state after it; raises
     if it cannot apply (``TimestampOutOfOrder`` before the last logged change, or the state's own)."""
     last_change = bucket["end_time"]

@@ -13,13 +13,14 @@ from typing import Any
 
 from service.ledger.edits import diff_report
 from service.ledger.history import events_between
+from service.ledger.records import Bucket, LedgerEvent
 from service.ledger.state import META_FIELDS, PlaylistState
 
 # A change's own fields that say what it did, without its track lists.
 _DETAIL = {"UNDO": ("undoes", "undoes_type", "redo"), "RESYNC": ("reason",), "FORK": ("forked_from",)}
 
 
-def event_summary(event: dict[str, Any]) -> dict[str, Any]:
+def event_summary(event: LedgerEvent) -> dict[str, Any]:
     payload = event["payload"] or {}
     detail = {k: payload[k] for k in _DETAIL.get(event["type"], ()) if k in payload}
     if event["type"] in ("ADD_TRACKS", "REMOVE_TRACKS", "REORDER"):
@@ -54,7 +55,7 @@ def diff_answer(
     before: PlaylistState,
     after: PlaylistState,
     existed: bool,
-    buckets: list[dict[str, Any]],
+    buckets: list[Bucket],
     budget_bytes: int,
 ) -> dict[str, Any]:
     report = diff_report(before.track_ids, after.track_ids)

@@ -8,9 +8,12 @@ at start-up; ``rederive`` compares it with the stored one first);
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, cast, overload
 
+from service.ledger.buckets import creation_of
 from service.ledger.keys import bucket_id, head_id
+from service.ledger.records import Bucket, BucketHeader, LedgerEvent, RecentEvent, Snapshot, SnapshotSummary
 from service.ledger.state import PlaylistState, apply_event, track_id_volume
 from service.storage.database import Database
 from service.timeutil import as_utc
@@ -24,20 +27,24 @@ BUCKET_HEADER = {"snapshot.track_ids": 0, "events": 0}
 RECENT_EVENT_MAX_IDS = 200
 
 
-def recent_entry(event: dict[str, Any]) -> dict[str, Any]:
+def recent_entry(event: LedgerEvent) -> RecentEvent:
     if track_id_volume(event["type"], event["payload"]) <= RECENT_EVENT_MAX_IDS:
         return event
     return {**event, "payload": None, "payload_in_history": True}
 
 
-def snapshot_summary(snapshot: dict[str, Any]) -> dict[str, Any]:
-    return {k: snapshot[k] for k in ("snapshot_id", "seq", "created_at", "source")} | {
-        "track_count": len(snapshot["track_ids"])
+def snapshot_summary(snapshot: Snapshot) -> SnapshotSummary:
+    return {
+        "snapshot_id": snapshot["snapshot_id"],
+        "seq": snapshot["seq"],
+        "created_at": snapshot["created_at"],
+        "source": snapshot["source"],
+        "track_count": len(snapshot["track_ids"]),
     }
 
 
 def replay_bucket(
-    bucket: dict[str, Any], max_tracks: int, until: Any = None, until_seq: int | None = None
+    bucket: Bucket, max_tracks: int, until: Any = None, until_seq: int | None = None
 ) -> tuple[PlaylistState, int]:
     """State after the bucket's events (those at or before ``until`` and ``until_seq`` if given)
     and how many applied."""
@@ -57,22 +64,39 @@ def replay_bucket(
     return state, applied
 
 
+# A read with a projection holds at most a header's fields (BUCKET_HEADER: exactly those).
+@overload
+async def load_bucket(db: Database, user_id: int, playlist_id: str, base_seq: int) -> Bucket | None: ...
+@overload
+async def load_bucket(
+    db: Database, user_id: int, playlist_id: str, base_seq: int, projection: dict[str, int] | None
+) -> BucketHeader | None: ...
 async def load_bucket(
     db: Database, user_id: int, playlist_id: str, base_seq: int, projection: dict[str, int] | None = None
-) -> dict[str, Any] | None:
-    return await db.history.find_one({"_id": bucket_id(user_id, playlist_id, base_seq), "user_id": user_id}, projection)
+) -> Bucket | BucketHeader | None:
+    found = await db.history.find_one(
+        {"_id": bucket_id(user_id, playlist_id, base_seq), "user_id": user_id}, projection
+    )
+    return cast(Bucket | None, found)  # the stored document, as the writer built it
 
 
-async def read_bucket(db: Database, user_id: int, playlist_id: str, base_seq: int) -> dict[str, Any] | None:
+async def read_bucket(db: Database, user_id: int, playlist_id: str, base_seq: int) -> Bucket | None:
     """A whole bucket for replay only, without copying it (read-only; dates may be naive UTC)."""
-    return await db.history.find_one_shared({"_id": bucket_id(user_id, playlist_id, base_seq), "user_id": user_id})
+    found = await db.history.find_one_shared({"_id": bucket_id(user_id, playlist_id, base_seq), "user_id": user_id})
+    return cast(Bucket | None, found)  # the stored document, as the writer built it
 
 
+@overload
+async def walk_forward(db: Database, bucket: Bucket) -> tuple[Bucket, list[Bucket]]: ...
+@overload
 async def walk_forward(
-    db: Database, bucket: dict[str, Any], projection: dict[str, int] | None = None
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    db: Database, bucket: BucketHeader, projection: dict[str, int] | None
+) -> tuple[BucketHeader, list[BucketHeader]]: ...
+async def walk_forward(
+    db: Database, bucket: BucketHeader, projection: dict[str, int] | None = None
+) -> tuple[BucketHeader, Sequence[BucketHeader]]:
     """Follow contiguous buckets past ``bucket``; return the newest and every newer one seen."""
-    newer: list[dict[str, Any]] = []
+    newer: list[BucketHeader] = []
     while True:
         following = await load_bucket(db, bucket["user_id"], bucket["playlist_id"], bucket["last_seq"] + 1, projection)
         if following is None:
@@ -81,7 +105,7 @@ async def walk_forward(
         bucket = following
 
 
-def head_fields(bucket: dict[str, Any], state: PlaylistState) -> dict[str, Any]:
+def head_fields(bucket: BucketHeader, state: PlaylistState) -> dict[str, Any]:
     """Fields of the playlist document that follow from its newest bucket."""
     last_event_time = bucket["end_time"]
     return {
@@ -123,9 +147,9 @@ async def derive_head(
     index.extend([b["base_seq"], b["start_time"]] for b in newer)
 
     # Recent events and snapshot summaries come from the newest buckets, walking back.
-    recent_events: list[dict[str, Any]] = []
-    recent_snapshots: list[dict[str, Any]] = []
-    bucket: dict[str, Any] | None = newest
+    recent_events: list[LedgerEvent] = []
+    recent_snapshots: list[SnapshotSummary] = []
+    bucket: Bucket | None = newest
     while bucket is not None and (len(recent_events) < caps["events"] or len(recent_snapshots) < caps["snapshots"]):
         recent_events = bucket["events"] + recent_events
         recent_snapshots.insert(0, snapshot_summary(bucket["snapshot"]))
@@ -133,10 +157,10 @@ async def derive_head(
         bucket = None if prev is None else await load_bucket(db, user_id, playlist_id, prev)
     # Ordered by sequence and trimmed to the cap.
     unique = {e["seq"]: e for e in recent_events}
-    recent_events = [recent_entry(unique[s]) for s in sorted(unique)][-caps["events"] :]
+    recent = [recent_entry(unique[s]) for s in sorted(unique)][-caps["events"] :]
 
     state, _ = replay_bucket(newest, max_tracks=1 << 62)
-    created = first["created"]
+    created = creation_of(first)
     return {
         "_id": head_id(user_id, playlist_id),
         "user_id": user_id,
@@ -146,7 +170,7 @@ async def derive_head(
         "created_ns": created["recorded_ns"],
         "touched_ns": time.time_ns(),
         "recent_snapshots": recent_snapshots[-caps["snapshots"] :],
-        "recent_events": recent_events,
+        "recent_events": recent,
         "bucket_index": index,
         "forked_from": created.get("forked_from"),
         **head_fields(newest, state),
@@ -167,7 +191,7 @@ async def rebuild_head(db: Database, user_id: int, playlist_id: str, caps: dict[
 
 
 def advance_head(
-    event: dict[str, Any], state: PlaylistState, bucket_after: dict[str, Any], new_bucket: bool, caps: dict[str, int]
+    event: LedgerEvent, state: PlaylistState, bucket_after: BucketHeader, new_bucket: bool, caps: dict[str, int]
 ) -> dict[str, Any]:
     """The update that moves the playlist document from ``seq - 1`` to the event's ``seq``."""
     update: dict[str, Any] = {
@@ -177,8 +201,9 @@ def advance_head(
     if not new_bucket:
         update["$set"].pop("latest_snapshot")
     else:
+        opened = cast(Bucket, bucket_after)  # a bucket this event opened is whole (buckets.next_bucket)
         update["$push"]["recent_snapshots"] = {
-            "$each": [snapshot_summary(bucket_after["snapshot"])],
+            "$each": [snapshot_summary(opened["snapshot"])],
             "$slice": -caps["snapshots"],
         }
         update["$push"]["bucket_index"] = [bucket_after["base_seq"], bucket_after["start_time"]]

@@ -10,6 +10,7 @@ from typing import Any
 from service.errors import PlaylistNotFound, PlaylistNotYetCreated
 from service.ledger.keys import head_id
 from service.ledger.projection import load_bucket, read_bucket, replay_bucket, walk_forward
+from service.ledger.records import Bucket, LedgerEvent, PlaylistDetails
 from service.ledger.state import PlaylistState
 from service.ledger.writer import LedgerWriter
 from service.storage.database import Database
@@ -35,7 +36,7 @@ class LedgerReader:
 
     async def replayed_at(
         self, user_id: int, playlist_id: str, at_time: datetime | None
-    ) -> tuple[PlaylistState, dict[str, Any], int]:
+    ) -> tuple[PlaylistState, Bucket, int]:
         """The state at ``at_time`` (latest if None), the bucket replayed and how many of its events
         applied: one bucket read plus a short replay."""
         head = await self.head(user_id, playlist_id, {"bucket_index": 1})
@@ -75,7 +76,7 @@ class LedgerReader:
 
     async def get_playlist(
         self, user_id: int, playlist_id: str, events_limit: int, budget_bytes: int = 400_000
-    ) -> dict[str, Any]:
+    ) -> PlaylistDetails:
         """Metadata, latest snapshot and the newest ``events_limit`` events, oldest first.
 
         The answer must fit one MCP message (the official SSE client refuses more than 1 MiB and
@@ -91,7 +92,7 @@ class LedgerReader:
             full = {e["seq"]: e for e in await self._older_events(head, head["seq"] - events[0]["seq"] + 1)}
             events = [full.get(e["seq"], e) if e.get("payload_in_history") else e for e in events]
         room = budget_bytes - _json_size(head["latest_snapshot"]["track_ids"])
-        kept: list[dict[str, Any]] = []
+        kept: list[LedgerEvent] = []
         for event in reversed(events):
             room -= _json_size(event["payload"]) + 200
             if room < 0:
@@ -99,8 +100,8 @@ class LedgerReader:
             kept.append(event)
         return {"head": head, "recent_events": kept[::-1]}
 
-    async def _older_events(self, head: dict[str, Any], limit: int) -> list[dict[str, Any]]:
-        collected: dict[int, dict[str, Any]] = {}
+    async def _older_events(self, head: dict[str, Any], limit: int) -> list[LedgerEvent]:
+        collected: dict[int, LedgerEvent] = {}
         base: int | None = head["open_base_seq"]
         while base is not None and len(collected) < limit:
             bucket = await load_bucket(self._db, head["user_id"], head["playlist_id"], base)

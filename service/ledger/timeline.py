@@ -13,11 +13,13 @@ creation), so the picture starts where the playlist did; ``events_total`` counts
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from service.ledger.history import buckets_of
+from service.ledger.records import Bucket
 from service.ledger.state import apply_event_to_counts
 from service.timeutil import as_utc
 
@@ -37,10 +39,10 @@ def _counter(track_ids: list[str]) -> dict[str, int]:
     return counts
 
 
-def replay_moments(buckets: list[dict[str, Any]]) -> list[Moment]:
+def replay_moments(buckets: list[Bucket]) -> list[Moment]:
     """Every moment of the history, oldest first, with the track count after it."""
     first = buckets[0]
-    created = first.get("created") or {}
+    created: Mapping[str, Any] = first.get("created") or {}
     snapshot = first["snapshot"]
     counts = _counter(snapshot["track_ids"])
     total = len(snapshot["track_ids"])

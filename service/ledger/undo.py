@@ -11,18 +11,18 @@ change was built on top of. Creation (and the FORK that made a playlist) is on n
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from service.errors import InvalidArgument, NothingToUndo, NotRedoable, PlaylistNotFound
+from service.ledger.records import LedgerEvent
 from service.ledger.state import CHANGE_TYPES
 
 
 @dataclass
 class UndoStacks:
-    done: list[dict[str, Any]] = field(default_factory=list)  # changes in force, oldest first
-    redo: list[tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=list)  # (UNDO, change it reversed)
+    done: list[LedgerEvent] = field(default_factory=list)  # changes in force, oldest first
+    redo: list[tuple[LedgerEvent, LedgerEvent]] = field(default_factory=list)  # (UNDO, change it reversed)
 
-    def push(self, event: dict[str, Any]) -> None:
+    def push(self, event: LedgerEvent) -> None:
         if event["type"] in CHANGE_TYPES:
             self.done.append(event)
             self.redo.clear()
@@ -34,7 +34,7 @@ class UndoStacks:
                 self.redo.append((event, self.done.pop()))
 
 
-def undo_stacks(events: list[dict[str, Any]]) -> UndoStacks:
+def undo_stacks(events: list[LedgerEvent]) -> UndoStacks:
     """The stacks after these events (all of one playlist's, in sequence order)."""
     stacks = UndoStacks()
     for event in events:
@@ -47,11 +47,11 @@ class UndoTarget:
     """What the next UNDO event restores: the state after ``restore_seq`` events, and what it names."""
 
     restore_seq: int
-    undoes: dict[str, Any]  # the change reversed, or the UNDO event re-applied by a redo
+    undoes: LedgerEvent  # the change reversed, or the UNDO event re-applied by a redo
     redo: bool
 
 
-def choose_target(events: list[dict[str, Any]], redo_of: str | None) -> UndoTarget:
+def choose_target(events: list[LedgerEvent], redo_of: str | None) -> UndoTarget:
     """The undo (or, with ``redo_of`` naming an UNDO event, the redo) the next call performs."""
     stacks = undo_stacks(events)
     if redo_of is None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from service.errors import (
     MemoryServiceError,
@@ -24,6 +24,7 @@ from service.errors import (
 from service.ledger.buckets import (
     SnapshotPolicy,
     create_result,
+    creation_of,
     first_bucket,
     mutation_result,
     next_bucket,
@@ -32,6 +33,7 @@ from service.ledger.buckets import (
 from service.ledger.idempotency import claim_key, key_seen, release_key
 from service.ledger.keys import head_id
 from service.ledger.projection import BUCKET_HEADER, advance_head, load_bucket, rebuild_head, walk_forward
+from service.ledger.records import Bucket, BucketHeader, EventType, LedgerEvent, Lineage
 from service.ledger.state import PlaylistState, check_payload_shape, current_state, track_id_volume
 from service.settings import Settings
 from service.storage.collection import DuplicateDocument
@@ -43,8 +45,8 @@ MAX_ATTEMPTS = 64
 
 # Decides, against the playlist as it stands (document, state), which event to append.
 # The answer of a committed change, and the event as stored (a retry finds the same one).
-Committed = tuple[dict[str, Any], dict[str, Any]]
-ChangePlan = Callable[[dict[str, Any], PlaylistState], Awaitable[tuple[str, dict[str, Any]]]]
+Committed = tuple[dict[str, Any], LedgerEvent]
+ChangePlan = Callable[[dict[str, Any], PlaylistState], Awaitable[tuple[EventType, dict[str, Any]]]]
 
 
 class LedgerWriter:
@@ -70,7 +72,7 @@ class LedgerWriter:
         created_at: datetime | None,
         idempotency_key: str | None,
         digest: str,
-        lineage: dict[str, Any] | None = None,
+        lineage: Lineage | None = None,
     ) -> dict[str, Any]:
         """Log a new playlist; a retry with the same key and request returns the first result.
         ``lineage``: the playlist is a fork ({playlist_id, at, seq} of its source); a retry of the
@@ -79,7 +81,7 @@ class LedgerWriter:
         if idempotency_key is not None:
             if await key_seen(self._db, user_id, "create", idempotency_key, digest):
                 existing = await load_bucket(self._db, user_id, playlist_id, 0)
-                if existing is not None and existing["created"].get("idempotency_key") == idempotency_key:
+                if existing is not None and creation_of(existing).get("idempotency_key") == idempotency_key:
                     await self._ensure_head(existing)
                     return create_result(existing)
             fresh_claim = await claim_key(self._db, user_id, "create", idempotency_key, digest, playlist_id)
@@ -99,8 +101,8 @@ class LedgerWriter:
         except DuplicateDocument:
             existing = await load_bucket(self._db, user_id, playlist_id, 0)
             if existing is not None and (
-                (idempotency_key is not None and existing["created"].get("idempotency_key") == idempotency_key)
-                or (lineage is not None and existing["created"].get("request_hash") == digest)
+                (idempotency_key is not None and creation_of(existing).get("idempotency_key") == idempotency_key)
+                or (lineage is not None and creation_of(existing).get("request_hash") == digest)
             ):
                 await self._ensure_head(existing)
                 return create_result(existing)
@@ -132,16 +134,17 @@ class LedgerWriter:
                 await rebuild_head(self._db, stale_user, playlist_id, self.caps)
                 self.stale.discard((stale_user, playlist_id))
 
-    async def _ensure_head(self, first_bucket: dict[str, Any]) -> None:
+    async def _ensure_head(self, first_bucket: Bucket) -> None:
         user_id, playlist_id = first_bucket["user_id"], first_bucket["playlist_id"]
         head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id})
         if head is None:
             await rebuild_head(self._db, user_id, playlist_id, self.caps)
 
     async def _find_keyed_event(self, user_id: int, playlist_id: str, key: str) -> Committed | None:
-        bucket = await self._db.history.find_one(
+        found = await self._db.history.find_one(
             {"user_id": user_id, "playlist_id": playlist_id, "events.client_event_id": key}
         )
+        bucket = cast(Bucket | None, found)  # the stored document, as the writer built it
         if bucket is None:
             return None
         event = next(e for e in bucket["events"] if e.get("client_event_id") == key)
@@ -149,7 +152,7 @@ class LedgerWriter:
 
     async def open_head(
         self, user_id: int, playlist_id: str, shared: bool = False
-    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    ) -> tuple[dict[str, Any], BucketHeader]:
         """The playlist document and the header of its newest bucket, rolling the document forward
         first if a crash left it behind. ``shared``: the stored document itself where the engine
         can (read-only: a mutation reads its current tracks without copying 5,000 IDs)."""
@@ -171,7 +174,7 @@ class LedgerWriter:
         self,
         user_id: int,
         playlist_id: str,
-        event_type: str,
+        event_type: EventType,
         payload: dict[str, Any],
         timestamp: datetime | None,
         client_event_id: str | None,
@@ -180,7 +183,7 @@ class LedgerWriter:
         """Log one change the caller describes (the PRD's four types)."""
         check_payload_shape(event_type, payload)
 
-        async def as_given(head: dict[str, Any], state: PlaylistState) -> tuple[str, dict[str, Any]]:
+        async def as_given(head: dict[str, Any], state: PlaylistState) -> tuple[EventType, dict[str, Any]]:
             return event_type, payload
 
         result, _ = await self.append(user_id, playlist_id, as_given, timestamp, client_event_id, digest)
@@ -242,8 +245,8 @@ class LedgerWriter:
     async def _write(
         self,
         head: dict[str, Any],
-        bucket: dict[str, Any],
-        event: dict[str, Any],
+        bucket: BucketHeader,
+        event: LedgerEvent,
         new_state: PlaylistState,
         snapshot_source: str | None = None,
     ) -> Committed:
@@ -261,6 +264,7 @@ class LedgerWriter:
         # Stamped with no await before the write: the listing's "as of" moments rely on an event
         # being stored by the time a clock reading past its stamp can be taken (exact in process).
         event["recorded_at"], event["recorded_ns"] = utc_now(), time.time_ns()
+        after: BucketHeader
         if opens_bucket:
             after = next_bucket(bucket, event, new_state, snapshot_source or "periodic")
             try:

@@ -15,6 +15,7 @@ from service.ledger.edits import edit_script
 from service.ledger.history import buckets_of, events_of, state_after_seq
 from service.ledger.idempotency import request_hash
 from service.ledger.reader import LedgerReader
+from service.ledger.records import EventType, LedgerEvent, Lineage
 from service.ledger.state import PlaylistState, meta_patch
 from service.ledger.timeline import playlist_timeline
 from service.ledger.undo import choose_target
@@ -26,7 +27,7 @@ from service.storage.units import unit_of_work
 from service.timeutil import utc_now
 
 
-def scripted_result(result: dict[str, Any], event: dict[str, Any]) -> dict[str, Any]:
+def scripted_result(result: dict[str, Any], event: LedgerEvent) -> dict[str, Any]:
     """A RESYNC's or UNDO's answer, from the event as stored (a retry answers the same)."""
     payload = event["payload"]
     answer = {
@@ -64,7 +65,7 @@ class LedgerMoves:
         ``event_id`` naming an UNDO, a redo restoring the contents before that UNDO)."""
         user_id, playlist_id = arguments["user_id"], arguments["playlist_id"]
 
-        async def plan(head: dict[str, Any], state: PlaylistState) -> tuple[str, dict[str, Any]]:
+        async def plan(head: dict[str, Any], state: PlaylistState) -> tuple[EventType, dict[str, Any]]:
             buckets = await buckets_of(self._db, head)
             target = choose_target(events_of(buckets), arguments.get("event_id"))
             restored = state_after_seq(buckets, target.restore_seq)
@@ -92,7 +93,7 @@ class LedgerMoves:
                 {"field": "track_ids"},
             )
 
-        async def plan(head: dict[str, Any], state: PlaylistState) -> tuple[str, dict[str, Any]]:
+        async def plan(head: dict[str, Any], state: PlaylistState) -> tuple[EventType, dict[str, Any]]:
             payload: dict[str, Any] = edit_script(state.track_ids, wanted)
             if arguments.get("reason") is not None:
                 payload["reason"] = arguments["reason"]
@@ -121,7 +122,7 @@ class LedgerMoves:
         meta = {"intent_tags": [], **state.meta}
         if arguments.get("name") is not None:
             meta["name"] = arguments["name"]
-        lineage = {"playlist_id": source_id, "at": at, "seq": bucket["base_seq"] + applied}
+        lineage: Lineage = {"playlist_id": source_id, "at": at, "seq": bucket["base_seq"] + applied}
         created = await self._writer.create(
             user_id,
             arguments["new_playlist_id"],
@@ -168,9 +169,7 @@ class LedgerMoves:
         head = await self._reader.head(user_id, playlist_id, {"bucket_index": 1})
         return await playlist_timeline(self._db, {**head, "user_id": user_id, "playlist_id": playlist_id}, max_points)
 
-    async def _search_after(
-        self, user_id: int, playlist_id: str, result: dict[str, Any], event: dict[str, Any]
-    ) -> None:
+    async def _search_after(self, user_id: int, playlist_id: str, result: dict[str, Any], event: LedgerEvent) -> None:
         # An undo that restores a name or tags is re-read by search as an UPDATE_META would be.
         kind = "UPDATE_META" if event["payload"].get("meta") else event["type"]
         await self._search.playlist_changed(user_id, playlist_id, kind, result["timestamp"])

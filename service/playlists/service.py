@@ -9,6 +9,7 @@ from typing import Any
 from service.ledger.idempotency import request_hash
 from service.ledger.listing import list_playlists
 from service.ledger.reader import LedgerReader
+from service.ledger.records import PlaylistDetails
 from service.ledger.writer import LedgerWriter
 from service.limits import require_at_most
 from service.search.engine import SearchEngine
@@ -80,7 +81,7 @@ class PlaylistService:
         await self._writer.settle(user_id)
         return await list_playlists(self._db, user_id, limit, cursor, self.settings.result_budget_bytes)
 
-    async def get(self, user_id: int, playlist_id: str, events_limit: int) -> dict[str, Any]:
+    async def get(self, user_id: int, playlist_id: str, events_limit: int) -> PlaylistDetails:
         return await self._reader.get_playlist(user_id, playlist_id, events_limit, self.settings.result_budget_bytes)
 
     async def reconstruct(self, user_id: int, playlist_id: str, at_time: datetime | None) -> dict[str, Any]:

@@ -157,7 +157,7 @@ class TrackedCollection:
         rows: list[dict[str, Any]] = await self._run(self._collection.aggregate(pipeline).to_list(length=None))
         return rows
 
-    async def insert_one(self, document: dict[str, Any]) -> None:
+    async def insert_one(self, document: Mapping[str, Any]) -> None:
         doc_id = _document_id(document)
         try:
             await self._run(self._collection.insert_one(document))
@@ -193,7 +193,7 @@ class TrackedCollection:
             await self._changed("update", doc_id, updated=update.get("$set", {}))
         return after
 
-    async def replace_one(self, document: dict[str, Any], condition: Mapping[str, Any] | None = None) -> bool:
+    async def replace_one(self, document: Mapping[str, Any], condition: Mapping[str, Any] | None = None) -> bool:
         """Insert or replace the document; with ``condition``, replace only a stored document that
         meets it. Return False if a stored document did not meet it (nothing written)."""
         doc_id = _document_id(document)

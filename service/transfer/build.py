@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from service.audit.origin import written_by
 from service.errors import InvalidArgument, MemoryServiceError
 from service.ledger.idempotency import claim_id
 from service.ledger.keys import bucket_id
 from service.ledger.projection import replay_bucket
+from service.ledger.records import Bucket
 from service.ledger.state import check_payload_shape, track_id_volume
 from service.text.words import choice_key
 from service.timeutil import parse_iso
@@ -144,7 +145,7 @@ def _replays(bucket: dict[str, Any], pid: str) -> None:
     try:
         for event in bucket["events"]:
             check_payload_shape(event["type"], event["payload"])
-        replay_bucket(bucket, max_tracks=1 << 62)
+        replay_bucket(cast(Bucket, bucket), max_tracks=1 << 62)  # shaped() checked its snapshot and events
     except MemoryServiceError as exc:  # named for the tool call that logged it: here it is the data's fault
         raise InvalidArgument(
             f"an event of playlist {pid} does not apply: {exc.message}"[:300], {"field": "data.playlists"}
