@@ -35,6 +35,7 @@ from datetime import datetime
 from typing import Any
 
 from service.search import updates
+from service.search.hits import SearchHit
 from service.search.hybrid import rank_hybrid
 from service.search.index import UserIndex
 from service.search.loading import load_entries
@@ -225,7 +226,7 @@ class SearchEngine:
         return await self._index(user_id)
 
     # -- queries ----------------------------------------------------------------------------------
-    async def search(self, user_id: int, query: str, limit: int, detail: str = "lean") -> list[dict[str, Any]]:
+    async def search(self, user_id: int, query: str, limit: int, detail: str = "lean") -> list[SearchHit]:
         parsed = parse_query(query)
         if parsed.empty:
             return []
@@ -254,7 +255,7 @@ class SearchEngine:
             return None
         return meaning_of(index.meaning, index.postings, len(index.entries), parsed, kind)
 
-    async def _text_search(self, user_id: int, parsed: ParsedQuery, limit: int, detail: str) -> list[dict[str, Any]]:
+    async def _text_search(self, user_id: int, parsed: ParsedQuery, limit: int, detail: str) -> list[SearchHit]:
         profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"history": 0})
         lexical = await text_ranked(self._db, user_id, parsed, limit, profile)
         if not lexical:  # nothing by exact words: the typo-tolerant pass over this user's entries

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.documents.text import EVENT_TEXT_WEIGHTS, MEMORY_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS, TRACK_TEXT_WEIGHTS
+from service.search.hits import HitKind
 
 NAME = float(PLAYLIST_TEXT_WEIGHTS["name"])
 TAGS = float(PLAYLIST_TEXT_WEIGHTS["intent_tags"])
@@ -56,7 +57,7 @@ class Field:
 
 @dataclass
 class Entry:
-    kind: str  # playlist | preference_event | profile | track | memory
+    kind: HitKind
     id: str
     fields: list[Field]
     metadata: dict[str, Any]

@@ -61,7 +61,7 @@ async def with_meaning(
     again from the store) — the blend of ``service.search.hybrid``."""
     fused: dict[Key, tuple[float, Entry, set[str], bool]] = {}
     for score, entry, terms in lexical:
-        key = (entry.kind, entry.id)
+        key: Key = (entry.kind, entry.id)
         fused[key] = (score + MEANING_WEIGHT * max(0.0, meaning.similarity.get(key, 0.0)), entry, terms, False)
     alone = [key for key, s in meaning.similarity.items() if s >= MEANING_FLOOR and key not in fused]
     for key, entry in (await current_entries(db, user_id, alone, profile)).items():

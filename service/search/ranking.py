@@ -12,9 +12,9 @@ from __future__ import annotations
 import heapq
 import math
 from operator import itemgetter
-from typing import Any
 
 from service.search.fields import MAX_WEIGHT, Entry
+from service.search.hits import SearchHit
 from service.search.index import Indexed, Key, UserIndex
 from service.text.analysis import ParsedQuery, surface_words, terms_of, typo_budget, words
 
@@ -181,7 +181,7 @@ def to_hit(
     detail: str = "full",
     field_terms: list[list[str]] | None = None,
     by_meaning: bool = False,
-) -> dict[str, Any]:
+) -> SearchHit:
     """One result of the PRD shape; ``detail`` is "lean" (the default of the tool) or "full".
     A hit none of the query's own words (or their typos) found says ``matched_by: "meaning"``."""
     found_by = {"matched_by": "meaning"} if by_meaning else {}

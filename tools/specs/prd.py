@@ -6,6 +6,7 @@ from typing import Any
 
 from service.auth.policy import Principal
 from service.facade import MemoryService
+from service.search.hits import SearchHit
 from service.timeutil import parse_iso
 
 
@@ -85,9 +86,10 @@ async def reconstruct_playlist(service: MemoryService, a: dict[str, Any], caller
 
 
 async def search(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return {
-        "results": await service.search.search(a["user_id"], a["query"], a.get("limit", 25), a.get("detail", "lean"))
-    }
+    results: list[SearchHit] = await service.search.search(
+        a["user_id"], a["query"], a.get("limit", 25), a.get("detail", "lean")
+    )
+    return {"results": results}
 
 
 async def export_user_data(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
