@@ -22,6 +22,7 @@ from starlette.responses import JSONResponse, Response
 from service.auth.policy import Principal
 from service.auth.ratelimit import RateLimiter
 from service.errors import RateLimited
+from tools.calls.envelope import envelope_of
 from tools.server import ToolCall
 from ui.security import COOKIE, CSRF_HEADER, BodyTooLarge, cleared_cookie, error_response, parse_json, session_cookie
 from ui.sessions import OPEN_TOKEN_ID, SessionStore, UiSession
@@ -152,7 +153,8 @@ class UiApi:
         if not isinstance(arguments, dict):
             return error_response(400, "INVALID_ARGUMENT", "the body must be a JSON object of the tool's arguments")
         answer = await call(arguments, UiCallContext(principal))
-        if not isinstance(answer, CallToolResult) or answer.structured_content is None:
+        envelope = envelope_of(answer) if isinstance(answer, CallToolResult) else None
+        if envelope is None:
             # Only an elicitation question could come back otherwise, and a page context never asks.
             return error_response(500, "INTERNAL", "the tool answered in a form the page cannot show")
-        return JSONResponse(answer.structured_content)
+        return JSONResponse(envelope)

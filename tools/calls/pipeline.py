@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from service.audit.origin import CallOrigin, acting_as, new_request_id
 from service.auth.policy import Access, Principal, authenticated, authorize
 from service.facade import MemoryService
-from tools.calls.envelope import error_code
+from tools.calls.envelope import ErrorCode, error_code
 from tools.calls.policy import CallPolicy, ServiceProvider
 
 log = logging.getLogger("taste_memory.calls")
@@ -64,7 +64,7 @@ class CallPipeline:
         validate: Callable[[Any], dict[str, Any]],
         work: Work[T],
         refused: Callable[[Exception, str], T],
-        code_of: Callable[[Exception], str] = error_code,
+        code_of: Callable[[Exception], ErrorCode] = error_code,
     ) -> T:
         """``work`` behind every gate; a failure is answered by ``refused`` (which may raise)."""
         request_id = new_request_id()  # ours, not the JSON-RPC id: that one restarts at 1 in every session
@@ -99,7 +99,7 @@ class CallPipeline:
         return service
 
     def _record(
-        self, call: Call, request_id: str, principal: Principal | None, started: float, code: str | None
+        self, call: Call, request_id: str, principal: Principal | None, started: float, code: ErrorCode | None
     ) -> None:
         seconds = time.perf_counter() - started
         if self.policy.metrics is not None:

@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, INVALID_REQUEST
 
 from service import errors
-from tools.calls.envelope import error_code, from_exception
+from tools.calls.envelope import ErrorCode, error_code, error_of
 
 NOT_FOUND_MESSAGE = "resource not found"
 
@@ -36,7 +36,7 @@ _RPC_CODES = {
 _URI_FIELDS = {"at_time": "iso_time"}
 
 
-def resource_code(exc: Exception) -> str:
+def resource_code(exc: Exception) -> ErrorCode:
     """The PRD code of a failed read; a token that does not cover the user reads as NOT_FOUND."""
     return "NOT_FOUND" if isinstance(exc, errors.UserNotCovered) else error_code(exc)
 
@@ -48,7 +48,7 @@ def rpc_error(exc: Exception, uri: str | None, request_id: str) -> MCPError:
     if code == "NOT_FOUND":
         return MCPError(INVALID_PARAMS, NOT_FOUND_MESSAGE, data)
     # The tools' mapping decides message and details (and logs an unexpected failure's trace).
-    error = from_exception(exc, request_id).structured_content["error"]  # type: ignore[index]
+    error = error_of(exc, request_id)
     message, details = error["message"], error.get("details")
     if code == "INVALID_ARGUMENT" and isinstance(details, dict):
         field = details.get("field")

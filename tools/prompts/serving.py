@@ -21,7 +21,7 @@ from pydantic import Field, InstanceOf
 
 from service.auth.policy import Principal
 from service.facade import MemoryService
-from tools.calls.envelope import error_code
+from tools.calls.envelope import ErrorCode, error_code
 from tools.calls.pipeline import Call, CallPipeline
 from tools.calls.rpc_errors import rpc_error
 from tools.prompts.arguments import checked
@@ -57,7 +57,7 @@ class PlaybookPrompt(Prompt):
         )
 
 
-def _code(exc: Exception) -> str:
+def _code(exc: Exception) -> ErrorCode:
     return "INVALID_ARGUMENT" if isinstance(exc, MCPError) and exc.error.code == INVALID_PARAMS else error_code(exc)
 
 
