@@ -189,7 +189,9 @@ async def timed_writes(service: MemoryService, writes: int) -> dict[str, Any]:
 
 
 async def measure(size: int, semantic: bool, repeat: int, writes: int) -> dict[str, Any]:
-    """One (size, semantic mode) in this fresh process; what is timed, in order:
+    """One (size, semantic mode) in this fresh process. Documents are written straight into the
+    embedded store (loading 50k items through the tools would measure the writes, not the search);
+    the index is then built exactly as start-up builds it. What is timed, in order:
 
     * the start-up build (``MemoryService.build_search_index``, as the server's warm-up runs it, after
       ``user_stats.recount_all`` as start-up runs it), the model loaded before it so the build is the
