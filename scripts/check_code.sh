@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The static checks, each configured in pyproject.toml: the import layers, ruff's lint and format,
-# and mypy (strict) on the shipped packages. Run from any folder, with the test extra installed
-# in .venv; exits non-zero at the first check that fails.
+# The checks that run before the tests, locally and in CI (CONTRIBUTING.md): the layer contracts,
+# lint, format, types and the house rules. Run from anywhere; uses the checkout's .venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.venv/bin
-"$bin/lint-imports"
-"$bin/ruff" check .
-"$bin/ruff" format --check .
-"$bin/mypy"
+echo "== lint-imports (layers, no cycles)" && "$bin/lint-imports"
+echo "== ruff check" && "$bin/ruff" check .
+echo "== ruff format --check" && "$bin/ruff" format --check .
+echo "== mypy (strict)" && "$bin/mypy"
+echo "== house rules" && "$bin/python" scripts/house_rules.py
