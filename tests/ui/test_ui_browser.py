@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from tests.conftest import make_settings
-from tests.e2e.server_process import ServerProcess, running_server, sse_session
-from tests.e2e.tokens import create_token, token_env
 from tests.support import playlist, track
+from tests.support.backends import make_settings
+from tests.support.server_process import ServerProcess, running_server, sse_session
+from tests.support.tokens import create_token, token_env
 from tests.ui.browser import launch, new_page, screenshot, settled, sign_in
 
 # One server and one browser per module and worker: the group keeps the module on one worker when
