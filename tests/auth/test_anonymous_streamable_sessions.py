@@ -22,7 +22,8 @@ import httpx
 import pytest
 
 from service.settings import Settings
-from tests.support.server_process import running_server, streamable_http_session
+from tests.support.mcp_sessions import streamable_http_session
+from tests.support.server_process import running_server
 from tests.support.tokens import create_token, revoke_token, token_env
 
 pytestmark = pytest.mark.slow

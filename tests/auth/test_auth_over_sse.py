@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
-from tests.host.test_observability import settled_entries
 from tests.support import playlist, track
-from tests.support.server_process import WireCaller, free_port, run_cli, running_server, sse_session
+from tests.support.audit_checks import settled_entries
+from tests.support.mcp_sessions import WireCaller, sse_session
+from tests.support.server_process import free_port, run_cli, running_server
 from tests.support.tokens import create_token, revoke_token, token_env
 
 pytestmark = pytest.mark.slow

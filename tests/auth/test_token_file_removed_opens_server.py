@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from service.settings import Settings
-from tests.support.server_process import running_server, sse_session
+from tests.support.mcp_sessions import sse_session
+from tests.support.server_process import running_server
 from tests.support.tokens import create_token, token_env
 
 pytestmark = pytest.mark.slow

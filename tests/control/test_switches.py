@@ -13,7 +13,7 @@ from service.auth.policy import Access
 from service.settings import Settings
 from tests.support import Caller, connected
 from tests.support.contract import assert_valid_error, assert_valid_success
-from tests.tools.calls.test_invalid_arguments import BASELINES, EXISTING, _live_baseline, _seed
+from tests.tools.calls.baselines import BASELINES, EXISTING, live_baseline, seed
 from tools.specs.catalog import TOOL_SPECS
 
 USER = 1
@@ -31,7 +31,7 @@ async def _stored(call: Caller) -> dict[str, Any]:
 
 async def _valid_calls(call: Caller) -> dict[str, dict[str, Any]]:
     """A call of each gated write tool that would succeed (made while memory is on)."""
-    return {prd_name: await _live_baseline(call, prd_name) for prd_name in GATED_WRITES}
+    return {prd_name: await live_baseline(call, prd_name) for prd_name in GATED_WRITES}
 
 
 async def _refusals(call: Caller, calls: dict[str, dict[str, Any]], reason: str) -> list[str]:
@@ -49,7 +49,7 @@ async def _refusals(call: Caller, calls: dict[str, dict[str, Any]], reason: str)
 async def test_memory_off_refuses_every_write_and_reads_as_empty_until_turned_on(settings: Settings) -> None:
     assert len(GATED_WRITES) >= 13 and all(name in BASELINES for name in GATED_WRITES), "a write tool lacks a baseline"
     async with connected(settings) as call:
-        await _seed(call)
+        await seed(call)
         await call.ok(
             "memory_add",
             {"user_id": USER, "type": "insight", "entities": ["Jazz"], "summary": "Loves jazz", "importance": 9},
@@ -90,7 +90,7 @@ async def test_memory_off_refuses_every_write_and_reads_as_empty_until_turned_on
 
 async def test_a_pause_refuses_writes_until_it_ends_and_reads_go_on(settings: Settings) -> None:
     async with connected(settings) as call:
-        await _seed(call)
+        await seed(call)
         calls = await _valid_calls(call)
         before = await _stored(call)
         paused = await call("memory_pause", {"user_id": USER, "until": "2099-01-01T00:00:00Z"})
@@ -114,7 +114,7 @@ async def test_a_pause_refuses_writes_until_it_ends_and_reads_go_on(settings: Se
 
 async def test_deletion_and_the_switches_always_work_and_are_audited(settings: Settings) -> None:
     async with connected(settings) as call:
-        await _seed(call)
+        await seed(call)
         await call.ok("memory_set_enabled", {"user_id": USER, "enabled": False})
         await call.ok("memory_pause", {"user_id": USER, "until": UNTIL})
         status = await call("memory_status", {"user_id": USER})
@@ -132,7 +132,7 @@ async def test_deletion_and_the_switches_always_work_and_are_audited(settings: S
 
 async def test_the_switches_travel_with_an_export(settings: Settings) -> None:
     async with connected(settings) as call:
-        await _seed(call)
+        await seed(call)
         await call.ok("memory_pause", {"user_id": USER, "until": UNTIL})
         await call.ok("memory_set_enabled", {"user_id": USER, "enabled": False})
         exported = await call.service.transfer.export_all(USER)

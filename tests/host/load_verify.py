@@ -17,7 +17,8 @@ from typing import Any
 from service.settings import Settings
 from tests.host.load_exports import is_empty_export
 from tests.host.load_model import USERS, SessionModel, apply, shared_initial_tracks, shared_playlist_id
-from tests.support.server_process import ServerProcess, WireCaller, sse_session
+from tests.support.mcp_sessions import WireCaller, sse_session
+from tests.support.server_process import ServerProcess
 
 AUDIT_WAIT = 30.0  # seconds the MongoDB change-stream watcher gets to write the entries of the load
 

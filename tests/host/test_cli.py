@@ -12,13 +12,8 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
-from tests.support.server_process import (
-    child_environment,
-    run_cli,
-    running_server,
-    sse_session,
-    streamable_http_session,
-)
+from tests.support.mcp_sessions import sse_session, streamable_http_session
+from tests.support.server_process import child_environment, run_cli, running_server
 
 pytestmark = pytest.mark.slow
 

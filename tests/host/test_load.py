@@ -32,7 +32,8 @@ from service.settings import Settings
 from tests.host.load_exports import scratch_user_of
 from tests.host.load_model import SESSIONS, USERS, SessionModel, user_of
 from tests.host.load_verify import SessionRun, TokenFor, acknowledged_writes, verify
-from tests.support.server_process import ServerProcess, running_server, sse_session
+from tests.support.mcp_sessions import sse_session
+from tests.support.server_process import ServerProcess, running_server
 
 SECONDS = float(os.environ.get("TM_LOAD_SECONDS", "60"))
 SEED = int(os.environ.get("TM_LOAD_SEED", "20251122"))

@@ -10,7 +10,8 @@ from pathlib import Path
 from host.loop_lag import watching_loop_lag
 from host.metrics import ToolMetrics
 from tests.support.backends import make_settings
-from tests.support.server_process import http_get, running_server, sse_session
+from tests.support.mcp_sessions import sse_session
+from tests.support.server_process import http_get, running_server
 
 
 async def test_a_call_holding_the_loop_is_seen_as_lag() -> None:

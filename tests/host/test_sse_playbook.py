@@ -17,15 +17,8 @@ import pytest
 
 from service.settings import Settings
 from tests.support import playlist, track
-from tests.support.server_process import (
-    assert_rederive_clean,
-    http_get,
-    running_server,
-    serving,
-    sse_session,
-    stdio_session,
-    streamable_http_session,
-)
+from tests.support.mcp_sessions import serving, sse_session, stdio_session, streamable_http_session
+from tests.support.server_process import assert_rederive_clean, http_get, running_server
 
 pytestmark = pytest.mark.slow
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
-from tests.host.test_observability import settled_entries, tool_call_lines
-from tests.support.audit_checks import assert_logged_and_audited
-from tests.support.server_process import assert_rederive_clean, running_server, sse_session
+from tests.support.audit_checks import assert_logged_and_audited, settled_entries, tool_call_lines
+from tests.support.mcp_sessions import sse_session
+from tests.support.server_process import assert_rederive_clean, running_server
 from tests.support.tokens import create_token, token_env
 
 pytestmark = pytest.mark.slow

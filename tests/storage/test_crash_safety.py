@@ -28,15 +28,8 @@ import pytest
 
 from tests.storage.crash_model import USER, EventsModel, Model, PlaylistModel, ProfileModel, apply
 from tests.support.backends import make_settings
-from tests.support.server_process import (
-    WireCaller,
-    assert_rederive_clean,
-    free_port,
-    http_get,
-    run_cli,
-    running_server,
-    sse_session,
-)
+from tests.support.mcp_sessions import WireCaller, sse_session
+from tests.support.server_process import assert_rederive_clean, free_port, http_get, run_cli, running_server
 
 pytestmark = pytest.mark.slow
 

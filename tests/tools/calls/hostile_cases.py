@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 
 from models.schema_files import envelope_schema, success_envelope_schema
 from tests.support import playlist, track
-from tests.support.server_process import FORMATS, prd_name
+from tests.support.mcp_sessions import FORMATS, prd_name
 from tests.tools.calls.schema_strategies import mutated_arguments, mutations_per_base, random_arguments, valid_arguments
 
 # Data the barrage can hit: generated user and playlist ids and track ids are drawn from these

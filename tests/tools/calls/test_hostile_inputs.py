@@ -18,7 +18,8 @@ import pytest
 
 from service.settings import Settings
 from tests.support import connected
-from tests.support.server_process import http_get, running_server, sse_session
+from tests.support.mcp_sessions import sse_session
+from tests.support.server_process import http_get, running_server
 from tests.tools.calls.hostile_calls import (
     all_tools,
     assert_still_serving,

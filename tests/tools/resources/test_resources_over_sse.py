@@ -19,7 +19,8 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST
 from service.auth.tokens import TokenStore
 from service.settings import Settings
 from tests.support import playlist, track
-from tests.support.server_process import CALL_TIMEOUT, ServerProcess, WireCaller, running_server
+from tests.support.mcp_sessions import WireCaller
+from tests.support.server_process import CALL_TIMEOUT, ServerProcess, running_server
 from tests.support.tokens import token_env
 from tests.tools.resources.support import MINE, T_BETWEEN, WAIT_SECONDS, Inbox, refusal, seed, uri, without_uri
 

@@ -5,6 +5,7 @@ class from the schema's ``$schema``, checks the schema against its metaschema, a
 *empty* ``referencing`` registry: a ``$ref`` must resolve within the schema document itself.
 No format assertion (the client has none). The tests apply the same rule, and validate failures too
 (the client skips them, but a published schema must describe every envelope the tool answers).
+``DESCRIBED_ARRAYS``: the arrays published without their item schema, by tool and result path.
 """
 
 from __future__ import annotations
@@ -75,3 +76,49 @@ class PublishedSchemas:
 async def published_schemas(client: Any) -> PublishedSchemas:
     listed = (await client.list_tools()).tools
     return PublishedSchemas({tool.name: tool.output_schema for tool in listed})
+
+
+# The arrays published without their item schema, by result path: every array of the PRD results that is
+# not itself inside an item schema (intent_tags of a get_playlists item goes with the item's schema).
+DESCRIBED_ARRAYS = {
+    "ops.list_users": ["users"],
+    "memory.get_playlists": ["items"],
+    "memory.get_playlist": [
+        "playlist/intent_tags",
+        "latest_snapshot/track_ids",
+        "latest_snapshot/tracks",
+        "recent_events",
+    ],
+    "memory.reconstruct_playlist": ["track_ids", "tracks"],
+    "memory.search": ["results"],
+    "ops.audit": ["entries"],
+    "memory.undo_last_mutation": ["meta_fields"],
+    "memory.resync_playlist": ["meta_fields"],
+    "memory.diff_playlist": ["added", "removed", "moved", "meta_changes", "events"],
+    "memory.resolve_track": ["best/artists", "alternatives"],
+    "memory.confirm_track": ["track/artists"],
+    "memory.check_playlist": [
+        "violations",
+        "unverified",
+        "unknown_tracks",
+        "rules/avoid_artists",
+        "rules/avoid_tracks",
+        "rules/avoid_genres",
+    ],
+    "memory.get_playlist_timeline": ["points"],
+    "memory.rotation_report": ["new", "staples"],
+    "memory.feedback_summary": ["groups"],
+    "memory.add": ["memory/entities"],
+    "memory.query": ["memories"],
+    "memory.validate_recommendation": ["recommendation/entities"],
+    "memory.open_followups": ["followups"],
+    "memory.get_context": ["diagnostics/sections", "diagnostics/kept", "diagnostics/dropped"],
+    "memory.record_choice": ["payload/choice/dimensions"],
+    "memory.explain": ["set_by", "evidence"],
+    "memory.inspect": [
+        "last_context/diagnostics/sections",
+        "last_context/diagnostics/kept",
+        "last_context/diagnostics/dropped",
+        "profile_fields",
+    ],
+}
