@@ -1,13 +1,12 @@
 """Change events in the shape MongoDB 6/7 emits for a database-level ``watch()`` (motor with
-``tz_aware=True``), and a fake change stream with motor's interface. Written to the documented
-format (no server can run here to capture them from).
-
-Field by field as the server sends them: ``_id`` is the resume token ``{"_data": <hex string>}``,
-``clusterTime`` a BSON Timestamp, ``wallTime`` a UTC date (MongoDB ≥ 6), ``ns`` the database and
-collection, ``documentKey`` the ``_id``; inserts carry ``fullDocument``; updates (no
-``fullDocument`` unless ``updateLookup`` is asked for) carry ``updateDescription`` with
-``updatedFields`` (a ``$push`` of one element shows as ``"events.<index>"``), ``removedFields`` and
-``truncatedArrays``; deletes only the key; ``invalidate`` neither ``ns`` nor key.
+``tz_aware=True``), and a fake change stream with motor's interface, written to the documented
+format (no server can run here to capture them from). Field by field as the server sends them:
+``_id`` is the resume token ``{"_data": <hex string>}``, ``clusterTime`` a BSON Timestamp,
+``wallTime`` a UTC date (MongoDB ≥ 6), ``ns`` the database and collection, ``documentKey`` the
+``_id``; inserts carry ``fullDocument``; updates (no ``fullDocument`` unless ``updateLookup`` is
+asked for) carry ``updateDescription`` with ``updatedFields`` (a ``$push`` of one element shows as
+``"events.<index>"``), ``removedFields`` and ``truncatedArrays``; deletes only the key;
+``invalidate`` neither ``ns`` nor key.
 """
 
 from __future__ import annotations

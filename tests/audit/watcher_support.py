@@ -19,10 +19,7 @@ from tests.audit.change_events import FakeChangeStream, FakeOpener
 from tests.support import playlist, track
 
 U7, U8 = 7, 8
-
-
 PID = playlist(3)
-
 
 IDENTITY = (
     "_id",
@@ -35,7 +32,6 @@ IDENTITY = (
     "request_id",
     "principal",
 )
-
 
 HOUR_AGO = utc_now() - timedelta(hours=1)
 

@@ -1,17 +1,11 @@
-"""Without any token, a caller fills the streamable-HTTP session table and locks token holders out.
+"""Once tokens exist, only a verified, active token holds streamable-HTTP session state.
 
-On ``--transport streamable-http`` every ``initialize`` POST without ``Mcp-Session-Id`` opens a
-stateful session in the SDK's session manager, whoever sends it: with tokens configured, an
-anonymous (or revoked, or forged-token) caller still gets a session, kept for 30 minutes after
-its last request (the SDK's idle timeout) with no connection held open. The manager admits at most
-10,000 sessions and answers 503 "Too many open sessions" beyond. Measured on this server: 10,000
-anonymous initialize POSTs take about 100 s from one client, grow the server from 99 MB to
-~480 MB, and from then on a valid token's ``initialize`` is answered 503 for as long as the flood
-is renewed every half hour.
-
-An unauthenticated caller has nothing to keep in a session: every call it makes is answered
-UNAUTHORIZED. The fix serves such requests statelessly (same answers, nothing kept), so only a
-verified, active token holds server-side session state once tokens exist.
+On ``--transport streamable-http`` every ``initialize`` POST without ``Mcp-Session-Id`` could open
+a stateful session in the SDK's session manager, whoever sends it, kept 30 minutes after its last
+request; the manager admits at most 10,000 and answers 503 beyond (10,000 anonymous initialize
+POSTs take about 100 s from one client, grow the server from 99 MB to ~480 MB, and lock a valid
+token's ``initialize`` out). An anonymous, revoked or forged-token caller has nothing to keep in a
+session (its every call is UNAUTHORIZED), so it is served statelessly: same answers, nothing kept.
 """
 
 from __future__ import annotations

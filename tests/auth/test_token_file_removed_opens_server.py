@@ -1,13 +1,10 @@
-"""A server listening beyond loopback turns open when its token file disappears.
+"""A server listening beyond loopback stays closed when its token file disappears.
 
-``serve`` refuses to start on a non-loopback address without a token (README, Security: "on any
-other host ``serve`` refuses to start until a token exists"), but at run time the open mode was
-decided per call from the file alone (``BearerTokens.resolve``: ``not store.configured()`` →
-the unrestricted ``OPEN`` principal). The file is re-read by ``stat``; once it is gone (an
-operator moves or deletes it, a secrets volume is remounted empty) every caller that reaches the
-port, with no token at all, reads, writes and deletes every user's memory.
-
-Found by binding 0.0.0.0 (the container case) and removing the file while the server runs.
+``serve`` refuses to start on a non-loopback address without a token (README, Security); at run
+time the open mode must not be decided per call from the file alone (``BearerTokens.resolve``), or
+once the file is gone (an operator moves or deletes it, a secrets volume is remounted empty) any
+caller reaching the port with no token at all would read, write and delete every user's memory.
+Checked by binding 0.0.0.0 (the container case) and removing the file while the server runs.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 memory_disabled, nothing stored) and answers reads as for a user with no data; paused refuses
 writes (memory_paused, with until) and reads work; deleting data and the switches always work;
 turning memory on brings everything back. Every gated write tool is driven, found from the
-catalog, so a tool added later is covered (it needs a baseline in test_invalid_arguments)."""
+catalog, so a tool added later is covered (it needs a baseline in tests/tools/calls/baselines.py)."""
 
 from __future__ import annotations
 

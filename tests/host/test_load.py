@@ -1,15 +1,12 @@
 """Load on loopback: 32 concurrent SSE sessions of 8 users for 60 s, a mix of reads and writes
-including exports and deletes, zero errors (every envelope a success, no timeouts: a RATE_LIMITED
-answer is waited out as its ``retry_after_s`` says, then the call is sent again), and every
-acknowledged write present afterwards, also after a restart. The load really lasted: the window is
-at least the configured length, every session called throughout it, and each made exports and
-deletes.
+including exports and deletes, zero errors (a RATE_LIMITED answer is waited out as its
+``retry_after_s`` says, then sent again), every acknowledged write present afterwards, also after a
+restart, and the load really lasted (the window at least the configured length, every session
+calling throughout it and making exports and deletes).
 
-``TM_LOAD_SECONDS`` shortens (or lengthens) the load phase for a quick local run; the session and
-user counts are fixed. ``TM_LOAD_SEED`` changes the seeded mix. What each session does and checks
-while the load runs is in ``load_model`` (its exports and deletes in ``load_exports``); this module
-drives the sessions, prints the numbers and checks that the load was real; ``load_verify`` checks
-the end state against the union of the sessions' models.
+``TM_LOAD_SECONDS`` shortens (or lengthens) the load phase, ``TM_LOAD_SEED`` changes the seeded
+mix. Each session's calls and checks: ``load_model`` (exports and deletes: ``load_exports``); the
+end state against the union of the sessions' models: ``load_verify``.
 """
 
 from __future__ import annotations
@@ -56,7 +53,7 @@ MAX_BACKOFFS = 50  # RATE_LIMITED answers one call may wait out before that coun
 
 # A session here calls as fast as the machine answers (about 7-12 calls/s on 2 cores, more on a
 # faster one); the limit is raised from 1,200/min so the test measures durability under load,
-# not the limiter (tests/e2e/test_auth.py covers that).
+# not the limiter (tests/auth/test_auth_over_sse.py covers that).
 RATE_LIMIT = {"MEMORY_RATE_LIMIT_PER_MINUTE": "6000", "MEMORY_RATE_LIMIT_BURST": "200"}
 
 

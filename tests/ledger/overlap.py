@@ -1,12 +1,11 @@
 """Observe whether concurrent tool calls really overlap inside the service.
 
-Counting task switches between storage calls cannot tell racing writers from writers served one
-whole call after another in round-robin order: both switch tasks at every call boundary. What a
-race needs is two calls *in flight at once* — one entered the service facade before the other
-left it — and, to race on the ledger, a storage call of one landing between two storage calls of
-the other (between its read and its conditional write). ``observe_calls`` records exactly that:
-each facade sub-service method it wraps numbers its calls and marks their entry and
-exit, and every storage call made at the storage boundary (``TrackedCollection._run``) is
+Counting task switches cannot tell racing writers from writers served one whole call after another
+in round-robin order: both switch tasks at every call boundary. A race needs two calls *in flight
+at once* (one entered the service facade before the other left it) and, to race on the ledger, a
+storage call of one landing between two storage calls of the other (between its read and its
+conditional write). ``observe_calls`` records exactly that: each wrapped facade method numbers its
+calls and marks their entry and exit, and every storage call (``TrackedCollection._run``) is
 attributed to the call it runs for through a context variable.
 """
 

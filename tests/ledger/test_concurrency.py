@@ -1,18 +1,12 @@
 """Concurrent writers through one server lose nothing and duplicate nothing.
 
-The embedded engine suspends inside a call only where it chooses to (mongomock itself never
-does), so on it concurrent tool calls may interleave only between whole calls or a few chosen
-points. Each test therefore also runs with ``yielding_storage``: every storage call first gives up
-the event loop, as a real network driver does, so racing writers interleave between their reads
-and their conditional writes.
-
-That they really did is observed, not inferred from task switches (which writers served one whole
-call after another would also produce): ``observe_calls`` records when each write enters and
-leaves the service facade and which call each storage call ran for, and the tests assert that
-writes were in flight at the same time and that a storage call of one write landed between two
-storage calls of another. The "engine-as-is" runs (no patch) check correctness on every backend
-and assert the overlap only where the engine always suspends (real MongoDB); on the embedded engine
-they print what they saw (with the engine of issue 9: up to 8 writes in flight).
+The embedded engine suspends inside a call only where it chooses to, so each test also runs with
+``yielding_storage``: every storage call first gives up the event loop, as a network driver does,
+and racing writers interleave between their reads and their conditional writes. That they did is
+observed (``observe_calls``: writes in flight at once, a storage call of one between two of
+another's), not inferred from task switches. The "engine-as-is" runs check correctness on every
+backend and assert the overlap only where the engine always suspends (real MongoDB); on the
+embedded engine they print what they saw (with its shortcuts: up to 8 writes in flight).
 """
 
 from __future__ import annotations
@@ -37,8 +31,8 @@ def assert_writes_overlapped(log: CallLog, writes: int, racing: int | None = Non
     """``writes`` write calls were observed; two or more were in flight at once; at least half of
     the ``racing`` ones (those the test sent concurrently; default all) overlapped another; and
     some had another write's storage call between two of their own: a real race (round-robin
-    whole calls give 0). How many varies from run to run (8 to 80 of 80 seen with the engine of
-    issue 9, whose shortcuts make some storage calls without ``TrackedCollection._run``), so only
+    whole calls give 0). How many varies from run to run (8 to 80 of 80 seen with the embedded
+    engine's shortcuts, which make some storage calls without ``TrackedCollection._run``), so only
     its presence is asserted; the tests print the figures."""
     racing = writes if racing is None else racing
     assert log.calls == writes, log.describe()

@@ -1,13 +1,11 @@
-"""A retry after a DB_ERROR that struck *after* the commit point applies the change twice.
+"""A retry after a DB_ERROR that struck *after* the commit point applies the change once.
 
-``LedgerWriter.mutate`` releases the idempotency claim on every ``MemoryServiceError``, including
-``StorageUnavailable`` raised after the event was committed (an acknowledgement lost on the
-network, or the projection update failing). The retry then finds no claim, does not search the
-ledger, and commits the same ``client_event_id`` a second time.
-
-The embedded engine never raises PyMongoError by itself, so the fault is injected at the storage
-adapter (``TrackedCollection``): the write is performed, then the driver error is reported, which
-is exactly what a real MongoDB client sees when the reply to a successful write is lost.
+The idempotency claim must survive a ``StorageUnavailable`` raised after the event was committed
+(an acknowledgement lost on the network, or the projection update failing), or the retry would
+find no claim and commit the same ``client_event_id`` a second time. The embedded engine never
+raises PyMongoError by itself, so the fault is injected at the storage adapter
+(``TrackedCollection``): the write is performed, then the driver error is reported, exactly what
+a real MongoDB client sees when the reply to a successful write is lost.
 """
 
 from __future__ import annotations

@@ -1,22 +1,8 @@
-"""Property test of the playlist ledger against an independent reference model.
-
-Each example draws a settings variant with small caps (so reconstruction crosses snapshot and
-bucket boundaries and the capped arrays on the playlist document have dropped entries), a
-playlist, and a sequence of mutations with non-decreasing, often equal, millisecond timestamps
-written with sub-millisecond noise and arbitrary UTC offsets. Some mutations are ones the contract
-rejects; the model predicts the error code and that nothing changes. Then every read tool is
-checked against the model at many moments.
-
-Which mutations open a new history bucket (with a snapshot) is predicted exactly by
-``ledger_model.Policy`` and asserted in every example. In the "sized" configs the bucket limit is
-the smallest the settings accept and the playlists are long, so a bucket is sealed by size, before
-the count rule would seal it, in 35-60% of examples (``test_strategy_reaches_size_based_sealing``
-asserts at least a fifth; ``--hypothesis-show-statistics`` shows each run's share).
-Reconstruction is probed at every change's moment and the millisecond before it, so on both sides
-of each seal whose change has a moment of its own, and must replay from the nearest snapshot.
-
-The scenarios are drawn in ``ledger_scenarios``. Each example opens its own store
-(``settings_factory`` gives a new directory or database per call), so examples share nothing.
+"""Property test of the playlist ledger against an independent reference model: random settings
+variants with small caps, playlists and mutations (some rejected by the contract), every read tool
+checked against the model at many moments, and every bucket seal (by count or by size) predicted
+exactly (details on the test). The scenarios are drawn in ``ledger_scenarios``; each example opens
+its own store (``settings_factory``), so examples share nothing.
 """
 
 from __future__ import annotations
@@ -53,6 +39,20 @@ from tests.support.ledger_model import Policy, iso_to_ms, ms_to_iso
 )
 @given(scenario=scenarios())
 async def test_ledger_matches_reference_model(settings_factory: Any, scenario: Scenario) -> None:
+    """Each example draws a settings variant with small caps (so reconstruction crosses snapshot and
+    bucket boundaries and the capped arrays on the playlist document have dropped entries), a
+    playlist, and a sequence of mutations with non-decreasing, often equal, millisecond timestamps
+    written with sub-millisecond noise and arbitrary UTC offsets. Some mutations are ones the contract
+    rejects; the model predicts the error code and that nothing changes. Then every read tool is
+    checked against the model at many moments.
+
+    Which mutations open a new history bucket (with a snapshot) is predicted exactly by
+    ``ledger_model.Policy`` and asserted in every example. In the "sized" configs the bucket limit is
+    the smallest the settings accept and the playlists are long, so a bucket is sealed by size, before
+    the count rule would seal it, in 35-60% of examples (``test_strategy_reaches_size_based_sealing``
+    asserts at least a fifth; ``--hypothesis-show-statistics`` shows each run's share).
+    Reconstruction is probed at every change's moment and the millisecond before it, so on both sides
+    of each seal whose change has a moment of its own, and must replay from the nearest snapshot."""
     overrides = CONFIGS[scenario.config]
     settings = settings_factory(**overrides)
     every = Policy.of(overrides).every

@@ -1,14 +1,11 @@
-"""get_playlists skips a playlist whose change was in flight when the first page was served.
+"""get_playlists does not skip a playlist whose change was in flight when the first page was served.
 
-``listing.py`` orders later pages "as of" the first page's clock reading, deciding per event by
-``recorded_ns``. But ``recorded_ns`` is read in ``LedgerWriter._prepare``, *before* the commit and
-before the playlist document is advanced. A first page served in between sees the playlist at
-its old position (document not yet advanced), while every later page sees the event as
-"recorded before as_of" and moves the playlist to its new position - above the cursor, so it is
-never returned. SPEC §5: the cursor "neither skips nor repeats items when ... writes happen
-between pages".
-
-On real MongoDB the window is the network latency of the commit; on the embedded engine it is
+Later pages are ordered "as of" the first page's clock reading, deciding per event by
+``recorded_ns``, which is read before the commit and before the playlist document is advanced. A
+first page served in between sees the playlist at its old position; if a later page then saw the
+event as "recorded before as_of" and moved the playlist above the cursor, it would never be
+returned. SPEC §5: the cursor "neither skips nor repeats items when ... writes happen between
+pages". On real MongoDB the window is the commit's network latency; on the embedded engine it is
 forced by holding the commit write until the first page has been served.
 """
 

@@ -1,15 +1,12 @@
-"""A committed change whose projection update failed is invisible to the listing and to get_playlist.
+"""A committed change whose projection update failed is still visible to the listing and to get_playlist.
 
-The commit point of a creation is the insert of bucket 0; of a mutation, the bucket append.
-If the following playlist-document write fails (DB_ERROR on MongoDB: a failover, a timeout, the
-16 MB limit), the change is committed - a retry without a key answers CONFLICT "already logged" -
-but get_playlists and ops.list_users read only playlist documents and never roll them forward,
-and get_playlist rolls forward only a *missing* document, never a stale one. The projection stays
-behind until the next mutation of that playlist or a process restart (``roll_forward_all``).
-SPEC §4: "the playlist document is a projection that is rolled forward if a crash left it
-behind"; §5: get_playlists' track_count is current.
-
-The fault is injected at the storage adapter (the embedded engine never fails a write by itself).
+The commit point of a creation is the insert of bucket 0; of a mutation, the bucket append. If the
+following playlist-document write fails (DB_ERROR on MongoDB: a failover, a timeout, the 16 MB
+limit), the change is committed (a retry without a key answers CONFLICT "already logged"), so
+get_playlists, ops.list_users and get_playlist must not answer from the stale document. SPEC §4:
+"the playlist document is a projection that is rolled forward if a crash left it behind"; §5:
+get_playlists' track_count is current. The fault is injected at the storage adapter (the embedded
+engine never fails a write by itself).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Issue 11's tools end to end: seed 001's stories played by the official MCP SSE client (which
-validates every answer against the tool's published outputSchema) against a real ``serve`` process
-with tokens; then every write is in the audit trail under its tool and token, every call has its
-log line.
+"""The typed-memory, play and follow-up tools end to end: seed 001's stories played by the official MCP
+SSE client (which validates every answer against the tool's published outputSchema) against a real
+``serve`` process with tokens; then every write is in the audit trail under its tool and token,
+every call has its log line.
 
 The stories: remember a recommendation and a strong dislike, say the same thing again (one memory,
 seen twice), recall by a loosely typed artist, log what the user played, follow up on what is due

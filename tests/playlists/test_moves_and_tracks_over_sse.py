@@ -1,7 +1,7 @@
-"""Issue 10's tools end to end: the PRD stories they serve, played by the official MCP SSE client
-(which validates every answer against the tool's published outputSchema) against a real ``serve``
-process with tokens; then every write they made is in the audit trail, attributed to its tool and
-token, and every call has its log line.
+"""The ledger-move, catalog and insight tools end to end: the PRD stories they serve, played by the
+official MCP SSE client (which validates every answer against the tool's published outputSchema)
+against a real ``serve`` process with tokens; then every write they made is in the audit trail,
+attributed to its tool and token, and every call has its log line.
 
 The stories (seed 000 §5, §10.5-§10.8): name the tracks of a playlist, resolve "that nightwsh song",
 confirm the user's pick, check a draft against the profile's rules, undo the last change and redo

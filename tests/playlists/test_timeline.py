@@ -1,15 +1,13 @@
-"""memory_get_playlist_timeline (issue 16): the track count after every event, against plain models.
+"""memory_get_playlist_timeline: the track count after every event, against plain models.
 
-- ``apply_event_to_counts`` (the count projection of ``apply_event``) against a plain list replay of
-  random events of every type, duplicates included: the count and the multiset at every step.
-- ``downsample`` on random histories: at most max_points bins, which cover every event once and in
-  order, min ≤ end ≤ max, type counts summing to the events, one bin per event when they fit.
-- Through the MCP tool, on the random histories of the moves property test (undo, redo, resync,
-  small snapshot caps so histories cross buckets): one point per event with the reference model's
-  count and type at every seq; binned, each bin's end count is the model's contents at its ``to``.
-- Isolation and switches: another user's playlist answers byte for byte as an unknown one; a
-  disabled memory answers as an empty store; a fork starts with a FORK point.
-"""
+- ``apply_event_to_counts`` against a plain list replay of random events of every type, duplicates
+  included; ``downsample`` on random histories: at most max_points bins covering every event once,
+  in order, min ≤ end ≤ max, type counts summing to the events, one bin per event when they fit.
+- Through the MCP tool, on the random histories of the moves property test: one point per event
+  with the reference model's count and type at every seq; binned, each bin's end count is the
+  model's contents at its ``to``.
+- Another user's playlist answers byte for byte as an unknown one; a disabled memory answers as an
+  empty store; a fork starts with a FORK point."""
 
 from __future__ import annotations
 

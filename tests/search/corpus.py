@@ -15,13 +15,8 @@ from typing import Any
 from tests.search.corpus_anchors import ANCHOR_EVENTS, ANCHOR_PLAYLISTS, ANCHOR_PROFILE
 
 MAIN_USER = 1
-
-
 OTHER_USERS = (2, 3)
-
-
 START = datetime(2025, 1, 1, tzinfo=UTC)
-
 
 GENRES = [
     "symphonic metal",
@@ -56,7 +51,6 @@ GENRES = [
     "blues",
 ]
 
-
 MOODS = [
     "upbeat",
     "anthemic",
@@ -80,7 +74,6 @@ MOODS = [
     "groovy",
 ]
 
-
 ACTIVITIES = [
     "workout",
     "study",
@@ -97,7 +90,6 @@ ACTIVITIES = [
     "sleep",
     "gym",
 ]
-
 
 ARTISTS = [
     "Within Temptation",
@@ -134,11 +126,9 @@ ARTISTS = [
     "HAIM",
 ]
 
-
 # Decoys: the anchors' artists also turn up in filler descriptions, seed artists and events (in
 # lower-weight fields), so the labelled queries have to be won on field weights, not by luck.
 DECOY_ARTISTS = ["Nightwish", "Sabaton", "Beyoncé", "Mötley Crüe", "The Zombies", "Kate Bush", "Björk"]
-
 
 NAME_TEMPLATES = [
     "{Mood} {Genre}",
@@ -151,14 +141,12 @@ NAME_TEMPLATES = [
     "{Namesake} and Friends",
 ]
 
-
 DESCRIPTION_TEMPLATES = [
     "A {mood} mix of {genre} and {genre2} for {activity}.",
     "{Genre} picks, mostly {mood}, a few {genre2} detours.",
     "Built from {artist} and {artist2} with a {mood} feel.",
     "For {activity}: {mood} tracks, nothing too {mood2}.",
 ]
-
 
 EVENT_TEMPLATES = [
     ("like", "I love {artist}, more of their {mood} songs please"),

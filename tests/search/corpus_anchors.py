@@ -257,7 +257,6 @@ ANCHOR_PLAYLISTS: list[tuple[str, dict[str, Any]]] = [
     ),
 ]
 
-
 ANCHOR_EVENTS: list[tuple[str, dict[str, Any]]] = [
     (
         "nickelback",
@@ -277,7 +276,6 @@ ANCHOR_EVENTS: list[tuple[str, dict[str, Any]]] = [
     ("live", {"type": "dislike", "raw_text": "Avoid live recordings with crowd noise"}),
     ("tempo", {"type": "feedback", "raw_text": "The transitions between songs were too abrupt, smoother crossfades"}),
 ]
-
 
 ANCHOR_PROFILE: dict[str, Any] = {
     "notes": "Loves long instrumental intros and female-fronted bands",

@@ -1,18 +1,11 @@
 """Embedded store: every acknowledged write survives ``kill -9`` (SPEC §3), and one process per
-data directory.
+data directory. Embedded-only by design: this is about the SQLite journal and the directory lock,
+which a real MongoDB does not have.
 
-Embedded-only by design: this is about the SQLite journal and the directory lock, which a real
-MongoDB does not have.
-
-The crash test keeps an exact model of what the service acknowledged (playlist changes include
-resyncs and undos, SPEC §5's own events, each keyed with a ``client_event_id``). Several writers run at once
-over one SSE session (three playlist writers, a profile writer, a preference-event writer), each
-one call at a time, so each has at most one call in flight: the *pending* write. The server is
-SIGKILLed after a random number of acknowledgements, with calls in flight. After a restart on the
-same directory every acknowledged write must be there; a pending write may or may not be, and is
-then settled: a keyed retry must apply it exactly once, an unkeyed one is looked up. Then the
-whole ledger is checked for consistency (reconstruct / get_playlist / get_playlists / export agree,
-event sequence numbers contiguous, no duplicates) and the next round starts on the same data.
+The crash test keeps an exact model of what the service acknowledged (``crash_model``) while
+several writers run at once over one SSE session, each with at most one call in flight, and
+SIGKILLs the server after a random number of acknowledgements (the rounds are described on the
+test).
 """
 
 from __future__ import annotations
@@ -246,6 +239,14 @@ async def verify(call: WireCaller, model: Model) -> None:
 
 
 async def test_acknowledged_writes_survive_kill_9(tmp_path: Path) -> None:
+    """The model covers playlist changes (resyncs and undos included), SPEC §5's own events and profile
+    patches, each keyed with a ``client_event_id``. Three playlist writers, a profile writer and a
+    preference-event writer run one call at a time, so each has at most one call in flight: the
+    *pending* write. After a restart on the same directory every acknowledged write must be there; a
+    pending write may or may not be, and is then settled: a keyed retry must apply it exactly once, an
+    unkeyed one is looked up. Then the whole ledger is checked for consistency (reconstruct /
+    get_playlist / get_playlists / export agree, event sequence numbers contiguous, no duplicates) and
+    the next round starts on the same data."""
     seed = int.from_bytes(os.urandom(4), "big")
     # Shown by pytest when the test fails: it fixes the mix of writes and the kill points
     # (counted in acknowledgements); the interleaving of concurrent calls still varies.

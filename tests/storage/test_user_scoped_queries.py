@@ -39,7 +39,6 @@ EXEMPT_PHASES = {
     "ops_audit": "operator query, optionally across users",
 }
 
-
 # Start-up runs once per process before any call; these sweeps read every user's documents (on
 # MongoDB each is one scatter-gather per collection at start-up); every per-user repair they
 # trigger is itself scoped. The HTTP server's background search warm-up (embedded engine only,
@@ -49,11 +48,9 @@ EXEMPT_AT_STARTUP = {
     "service/users/stats.py:recount_all": "per-user counters recounted from the records (a crash may leave one behind)",
 }
 
-
 EXEMPT_COLLECTIONS = {
     "audit_state": "the change-stream watcher's resume position: one document, no user (MongoDB only)"
 }
-
 
 # Unscoped queries in code this file's author may not change, each with the change it awaits.
 # The test tolerates exactly these and fails once one no longer occurs, so the list stays true:
@@ -72,7 +69,6 @@ AWAITING_OWNER: dict[str, tuple[set[str], Any]] = {
         ),
     )
 }
-
 
 NOT_IN_ONE_USER_CALLS = {"find_one_and_update", "aggregate", "count_by_user"}
 

@@ -1,4 +1,4 @@
-"""memory_forget along its main paths, for the scenario of tests/service/test_user_scoped_queries.py
+"""memory_forget along its main paths, for the scenario of tests/storage/test_user_scoped_queries.py
 (every storage call a one-user tool makes filters by user_id): each kind forgotten, and each
 aimed at another user (NOT_FOUND). Items are made for the purpose, so the scenario's later
 counts do not change."""

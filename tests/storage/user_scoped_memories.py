@@ -1,7 +1,8 @@
-"""Issue 11's part of the user-scoped-queries scenario: typed memories, plays and follow-ups,
+"""The typed-memory part of the user-scoped-queries scenario: typed memories, plays and follow-ups,
 along their main paths (a new memory, a restatement, every kind of query, plays across months
 with duplicates, a validation, the open follow-ups, another user's memory refused), and aging of
-the one user (the CLI's ``age --user-id``)."""
+the one user (the CLI's ``age --user-id``).
+"""
 
 from __future__ import annotations
 

@@ -20,8 +20,6 @@ from tests.support.query_recorder import Recorder, RecordingCaller
 USER, OTHER = 901, 902
 
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
-
-
 P = [playlist(300 + n) for n in range(7)]  # P[0] the worked one, P[5] the big one, P[6] other user's
 
 
@@ -177,7 +175,7 @@ async def _tracks(call: RecordingCaller) -> None:
 
 
 async def _moves(call: RecordingCaller) -> None:
-    """Issue 10's ledger moves, each also aimed at the other user's playlist (NOT_FOUND)."""
+    """The ledger moves, each also aimed at the other user's playlist (NOT_FOUND)."""
     await call.ok(
         "memory_log_playlist_mutation",
         {

@@ -39,7 +39,7 @@ TOOLS = [
     "memory.export_user_data",
     "memory.delete_user_data",
     "ops.audit",
-    # Issue 10: ledger moves and tracks.
+    # Ledger moves, insights and the track catalog.
     "memory.undo_last_mutation",
     "memory.resync_playlist",
     "memory.fork_playlist",
@@ -50,13 +50,13 @@ TOOLS = [
     "memory.resolve_track",
     "memory.confirm_track",
     "memory.check_playlist",
-    # Issue 11: typed memories, plays and follow-ups.
+    # Typed memories, plays and follow-ups.
     "memory.add",
     "memory.query",
     "memory.log_plays",
     "memory.validate_recommendation",
     "memory.open_followups",
-    # Issue 12: the user in control.
+    # The user in control: switches, context, import, choices, provenance, forget, inspect.
     "memory.set_enabled",
     "memory.pause",
     "memory.status",
@@ -66,7 +66,7 @@ TOOLS = [
     "memory.explain",
     "memory.forget",
     "memory.inspect",
-    # Issue 16: the timeline picture of the memory page.
+    # The timeline picture of the memory page.
     "memory.get_playlist_timeline",
 ]
 

@@ -31,8 +31,6 @@ from tests.support import EnvelopeCaller
 from tests.support.server_process import CALL_TIMEOUT, ServerProcess, _log_numbers, running_server, store_options
 
 _UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
-
-
 FORMATS = FormatChecker(["uuid"])
 
 

@@ -25,7 +25,6 @@ from tests.support import Caller, EnvelopeCaller
 
 REPO = Path(__file__).resolve().parents[2]
 
-
 # What the recorder knows how to read a filter from; any other public method of the storage
 # interface fails the test until it is taught here.
 INTERFACE_METHODS = {
@@ -42,9 +41,7 @@ INTERFACE_METHODS = {
     "find_one_shared",
 }
 
-
 WHOLE_COLLECTION = {"count_by_user"}  # no filter: over every user (start-up's recount)
-
 
 DRIVER_FILTER_FIRST = {
     "find_one",
@@ -60,10 +57,7 @@ DRIVER_FILTER_FIRST = {
     "delete_many",
 }
 
-
 DRIVER_DOCUMENT = {"insert_one"}
-
-
 DRIVER_PASSIVE = {"name", "full_name", "database", "with_options", "index_information", "codec_options"}
 
 

@@ -28,20 +28,10 @@ import pytest
 from service.settings import Settings
 
 HOST = "127.0.0.1"
-
-
 SERVICE = [sys.executable, "-m", "host.cli"]
-
-
 READY_TIMEOUT = 60.0  # seconds a server gets to answer GET /readyz 200
-
-
 STOP_TIMEOUT = 10.0  # seconds between SIGTERM and SIGKILL
-
-
 CALL_TIMEOUT = 30.0  # seconds one MCP request may take before the client gives up
-
-
 _log_numbers = itertools.count(1)
 
 
@@ -243,8 +233,8 @@ def http_get(url: str) -> tuple[int | None, Any]:
 
 
 def assert_rederive_clean(settings: Settings, workdir: Path) -> dict[str, Any]:
-    """Issue 12's "done when": after a flow (its server stopped), ``memory-service rederive`` finds
-    every derived view as the records say: exit 0, no difference. Returns the report."""
+    """After a flow (its server stopped), ``memory-service rederive`` finds every derived view as
+    the records say: exit 0, no difference. Returns the report."""
     done = run_cli(["rederive", "--json"], settings, cwd=workdir)
     assert done.returncode == 0, f"rederive found differences (exit {done.returncode}):\n{done.stdout}\n{done.stderr}"
     assert "no difference" in done.stderr, done.stderr

@@ -18,8 +18,9 @@ async def test_default_tool_names_are_safe_for_claude_and_openai(settings: Setti
         listed = (await call.client.list_tools()).tools
     names = {t.name for t in listed}
     assert names == {wire_name(s.prd_name) for s in TOOL_SPECS}
-    # The PRD's eleven memory tools, ops.list_users and ops.audit, issue 10's ten, issue 11's five and
-    # issue 12's eight so far (switches, status, import, context, choice, explain, forget) and issue 16's timeline.
+    # The PRD's eleven memory tools, ops.list_users and ops.audit, ten ledger-move, insight and catalog
+    # tools, five typed-memory tools, nine control tools (switches, pause, status, context, import,
+    # choice, explain, forget, inspect) and the timeline.
     assert len(names) == 38
     for tool in listed:
         assert WIRE_NAME.match(tool.name), tool.name

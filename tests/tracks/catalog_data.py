@@ -86,7 +86,6 @@ WORDS = [
     "winter",
 ]
 
-
 FIRST = [
     "Nora",
     "Leo",
@@ -114,7 +113,6 @@ FIRST = [
     "Luca",
 ]
 
-
 LAST = [
     "Quill",
     "Harbor",
@@ -135,7 +133,6 @@ LAST = [
     "Ishikawa",
     "Kowalski",
 ]
-
 
 BANDS = [
     "Velvet Harbor",
@@ -159,7 +156,6 @@ BANDS = [
     "Static Bloom",
     "The Morning Lights",
 ]
-
 
 GENRES = ["indie", "rock", "pop", "metal", "electronic", "folk", "hip hop", "soul", "synthpop", "ambient"]
 

@@ -20,11 +20,7 @@ from tests.support import Caller
 from tests.support.contract import assert_valid_success
 
 REPO = Path(__file__).resolve().parents[2]
-
-
 ONE_MIB = 1 << 20
-
-
 FORMAT = "taste-memory-export/1"
 
 

@@ -18,8 +18,6 @@ def long_track(n: int) -> str:
 
 
 BIG = playlist(7000)
-
-
 SMALL = [playlist(7001 + i) for i in range(3)]
 
 

@@ -2,15 +2,12 @@
 parts, and over a user's data with replace), the answer, CONFLICT for a user with data, the
 import's audit stamp, and isolation (the target is the user_id argument, whatever data says).
 
-What a round trip compares, and why: the export of the copy, joined from its parts, equals the
-export of the original except for ``as_of`` (the moment each export was taken), ``continuation``
-and ``chunks`` (how it was paged: joined away) and the value of every ``user_id`` field (the copy
-is another user). Nothing else is set aside: the records keep the stamps (``written_by``) of the
-calls that recorded them, and the import's own stamps (the documents' latest write, an event's
-``imported_by``) are the store's history, which the export leaves out by design. The reads an
-assistant makes (profile, playlists now and at earlier moments, search with every stored field,
-recalled memories, resolved tracks, feedback) answer the same for both users too.
-"""
+A round trip compares the export of the copy, joined from its parts, with the export of the
+original except for ``as_of``, ``continuation`` and ``chunks`` (when and how it was paged) and
+every ``user_id`` (the copy is another user): the records keep the stamps of the calls that
+recorded them, while the import's own stamps are store history the export leaves out by design.
+The reads an assistant makes (profile, playlists now and earlier, search, recalled memories,
+resolved tracks, feedback) answer the same for both users too."""
 
 from __future__ import annotations
 

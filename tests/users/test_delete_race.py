@@ -1,15 +1,12 @@
-"""A read racing ``delete_user_data`` resurrects the playlist document after the hard delete.
+"""A read racing ``delete_user_data`` does not resurrect the playlist document after the hard delete.
 
-``users.delete_user`` deletes collection by collection: profiles, preference_events,
-playlists, playlist_history, idempotency. Between the playlists and the history deletes, any
-read of the playlist (get_playlist, reconstruct, a mutation) finds no playlist document and
-*rolls it forward* from the history buckets that are still there (``LedgerWriter.open_head`` ->
-``rebuild_head``). The history is then deleted, the rebuilt document is not: after the delete
-was acknowledged the user still has a listed playlist with its tracks and seed_context.
-
-On real MongoDB every storage call is a network round trip, so the interleaving needs no
-help; on the embedded engine it is forced here by holding the history delete until the
-concurrent read has run (the same technique as tests/service/ledger_model.yielding_storage).
+``users.delete_user`` deletes collection by collection. A read of the playlist (get_playlist,
+reconstruct, a mutation) between the playlists and the history deletes finds no playlist document
+and could *roll it forward* from the history buckets still there; the history is then deleted but
+a rebuilt document would not be, leaving a listed playlist after the delete was acknowledged. On
+real MongoDB every storage call is a network round trip, so the interleaving needs no help; on the
+embedded engine it is forced by holding the history delete until the concurrent read has run (as
+``tests/support/ledger_model.yielding_storage`` does).
 """
 
 from __future__ import annotations

@@ -14,14 +14,8 @@ from typing import Any
 import yaml
 
 REPO = Path(__file__).resolve().parents[3]
-
-
 COMPOSE_FILE = REPO / "docker-compose.yml"
-
-
 DOCKERFILE = REPO / "Dockerfile"
-
-
 SEED_SCRIPT = REPO / "scripts" / "seed.py"
 
 

@@ -13,13 +13,8 @@ from typing import Any
 from tests.support import playlist, track
 
 EXISTING = playlist(1)
-
-
 CLIENT_EVENT_ID = str(uuid.uuid4())
-
-
 LATER = "2099-01-01T00:00:00Z"
-
 
 BASELINES: dict[str, dict[str, Any]] = {
     "memory.upsert_tracks": {
@@ -199,7 +194,6 @@ BASELINES: dict[str, dict[str, Any]] = {
     "memory.explain": {"user_id": 1, "path": "/genres/0"},
     "memory.forget": {"user_id": 1, "kind": "profile_field", "id": "/genres", "confirm": True},
 }
-
 
 # Valid payloads of memory.log_playlist_mutation per type (every optional payload field present).
 MUTATION_PAYLOADS: dict[str, dict[str, Any]] = {

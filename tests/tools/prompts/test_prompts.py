@@ -1,5 +1,6 @@
-"""The playbook prompts (issue 13) through the MCP client: listed with their arguments, rendered
-with the user's values, naming only tools the server lists, and clear about bad arguments."""
+"""The playbook prompts through the MCP client: listed with their arguments, rendered with the
+user's values, naming only tools the server lists, and clear about bad arguments.
+"""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ ALICE, BOB, NOBODY = 1, 2, 999
 
 
 def create_token(path: Path, *user_ids: int, role: str = "user") -> tuple[str, str]:
-    """In process, not with the CLI as tests/e2e/test_auth.py does: a CLI start costs seconds."""
+    """In process, not with the CLI as tests/auth/test_auth_over_sse.py does: a CLI start costs seconds."""
     token, record = TokenStore(path).create(role, list(user_ids))  # type: ignore[arg-type]
     return token, record.token_id
 

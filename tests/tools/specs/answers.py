@@ -11,8 +11,6 @@ from typing import Any
 from tests.support import playlist, track
 
 ISO = "2025-01-01T00:00:00.000Z"
-
-
 MEMORY_ID = "mem_" + "0" * 24
 
 

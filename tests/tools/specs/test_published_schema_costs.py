@@ -23,7 +23,6 @@ from tests.tools.specs.published import DESCRIBED_ARRAYS, published_schemas, str
 # A PRD-valid result of each tool with a described array, its lists `rows` long.
 ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {**PLAYLIST_ANSWERS, **MEMORY_ANSWERS}
 
-
 # Sub-validations of an answer's fixed part (its fields outside arrays): memory_inspect nests the
 # context block's diagnostics and the switch counts, so its fixed part is bigger; none grows with rows.
 FIXED_DESCENTS = {"memory.inspect": 40}
