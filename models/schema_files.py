@@ -1,21 +1,10 @@
 """The PRD's JSON schemas, loaded from ``models/schemas/`` and made self-contained.
 
 The files keep the PRD's ``$ref`` to ``memory.common.schema.json``; MCP clients cannot resolve
-that, so the published and enforced schemas have the common definitions inlined.
-
-Two schemas per tool result: ``success_envelope_schema`` is the full PRD one (the tests check every
-answer against it); ``published_output_schema`` is what ``tools/list`` publishes as the tool's
-``outputSchema``. The MCP client re-validates every result against the published schema with
-``jsonschema``, which pays a sub-validator per array item (~10 µs each, whatever the item schema:
-``{"type": "string"}`` costs as much as the PRD's length bounds) and one more per checked field of
-an object item: 50-100 ms for a 5,000-track reconstruction, 2.7-4.4 ms of a 50-user
-``ops_list_users`` call, ~3 ms for 50 playlists, 1.2 ms for 25 search hits. Object items published
-as ``{"type": "object", "required": [...]}`` would still cost 8-14 µs a row (7 ms for a 500-entry
-audit page), so the published schema leaves out the per-item schema (``items``) of every array:
-still ``"type": "array"``, the PRD's item rule quoted verbatim (inlined) in ``description``.
-Everything outside array items is the PRD's, so the client's check costs the same for 1 row as for
-500, and the published schema is looser than the PRD's, never false: every PRD-valid answer
-satisfies it.
+that, so the published and enforced schemas have the common definitions inlined. Two schemas per
+tool result: ``success_envelope_schema`` is the full PRD one (the tests check every answer against
+it); ``published_output_schema``, the tool's ``outputSchema`` in ``tools/list``, leaves out the
+per-item schema of every array: looser than the PRD's, never false.
 """
 
 from __future__ import annotations
@@ -112,8 +101,18 @@ def _published_result(tool: str) -> dict[str, Any]:
 
 def published_output_schema(tool: str) -> dict[str, Any]:
     """The ``outputSchema`` a tool publishes: the success envelope with a result schema every PRD result
-    satisfies, without per-item schemas on arrays (see the module docstring). Self-contained: its only
-    ``$ref`` (``#/$defs/ErrorObject``) resolves within the document."""
+    satisfies, without per-item schemas on arrays. Self-contained: its only ``$ref``
+    (``#/$defs/ErrorObject``) resolves within the document.
+
+    Why no per-item schemas: the MCP client re-validates every result against the published schema
+    with ``jsonschema``, which pays a sub-validator per array item (~10 µs each, whatever the item
+    schema: ``{"type": "string"}`` costs as much as the PRD's length bounds) and one more per checked
+    field of an object item: 50-100 ms for a 5,000-track reconstruction, 2.7-4.4 ms of a 50-user
+    ``ops_list_users`` call, ~3 ms for 50 playlists, 1.2 ms for 25 search hits. Object items published
+    as ``{"type": "object", "required": [...]}`` would still cost 8-14 µs a row (7 ms for a 500-entry
+    audit page), so every array stays ``"type": "array"`` with the PRD's item rule quoted verbatim
+    (inlined) in its ``description``. Everything outside array items is the PRD's, so the client's
+    check costs the same for 1 row as for 500, and every PRD-valid answer satisfies it."""
     return _narrowed(_published_result(tool))
 
 

@@ -1,15 +1,10 @@
 #!/usr/bin/env python
-"""Typed memories (issue 11): memory_add (restatements that deduplicate, new memories) and
-memory_query (entity exact / folded / typo, text, filters only, combined) through the in-process
-MCP client at 100, 1,000 and 10,000 memories of one user, and at 100 with another user's 10,000
-in the same store; p50 / p95 / p99 in ms. ``--write`` puts the section into docs/PERFORMANCE.md.
+"""Typed memories: memory_add (restatements that deduplicate, new memories) and memory_query
+(entity exact / folded / typo, text, filters only, combined) through the in-process MCP client at
+100, 1,000 and 10,000 memories of one user, and at 100 with another user's 10,000 in the same
+store; p50 / p95 / p99 in ms. ``--write`` puts the section into docs/PERFORMANCE.md.
 
     python scripts/bench_memories.py [--calls 200] [--write]
-
-Memories are loaded through ``service.memories.add`` (the real write path, deduplication on);
-the service is then restarted on the same data, so the first call builds the user's analysed
-index as in production: that call and the worst event-loop gap meanwhile (5 ms ticker) are
-reported apart, as are 5 rebuilds after the kept index is dropped (as an import does).
 """
 
 from __future__ import annotations
@@ -409,6 +404,10 @@ async def measure(targets: list[tuple], calls: int) -> list[dict[str, str]]:
 
 
 async def run(calls: int) -> list[str]:
+    """Memories are loaded through ``service.memories.add`` (the real write path, deduplication on);
+    the service is then restarted on the same data, so the first call builds the user's analysed
+    index as in production: that call and the worst event-loop gap meanwhile (5 ms ticker) are
+    reported apart, as are 5 rebuilds after the kept index is dropped (as an import does)."""
     stores = {"a": {1: 100}, "b": {1: 100, 2: 10_000}, "c": {1: 1000}}
     columns = {"100": ("a", 1), "100, user 2 has 10,000": ("b", 1), "1,000": ("c", 1), "10,000": ("b", 2)}
     written: dict[tuple[str, int], list[dict]] = {}
@@ -460,7 +459,7 @@ NOTE = (
 
 def write(table: list[str], calls: int, load: str, code: str) -> None:
     """The section after the notes marker of docs/PERFORMANCE.md, replacing an earlier one up to the next heading."""
-    path, heading = ROOT / "docs" / "PERFORMANCE.md", "## Issue 11: typed memories"
+    path, heading = ROOT / "docs" / "PERFORMANCE.md", "## Typed memories: memory_add and memory_query"
     section = "\n".join(
         [
             heading,

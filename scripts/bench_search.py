@@ -1,15 +1,13 @@
 #!/usr/bin/env python
-"""Search benchmark: ``SearchEngine.search`` in process at 1k, 10k and 50k items of one user, with
-search by meaning on and off (issue 14): latency over the existing labelled queries and over the
-paraphrases, MRR/top-5 of each, the start-up index build (lexical and embedding parts, the longest
-event-loop stall), RSS, the cost of writes and of embedding what they noted, the model's load.
+"""Search benchmark: ``SearchEngine.search`` in process at 1k, 10k and 50k items of one user, search
+by meaning on and off: latency over the existing labelled queries and over the paraphrases, MRR/top-5
+of each, the start-up index build (lexical and embedding parts, the longest event-loop stall), RSS,
+the cost of writes and of embedding what they noted, the model's load.
 
     python scripts/bench_search.py [--sizes 1000 10000 50000] [--semantic on,off] [--repeat 5] [--writes 200]
 
-Documents are written straight into the embedded store (loading 50k items through the tools would
-measure the writes, not the search); the index is then built exactly as start-up builds it. Each
-(size, mode) runs in a fresh subprocess (scripts/benchmarks/search_meaning.py says what it times),
-and so does each model load (``--model-loads`` of them), so nothing is cached across them.
+Each (size, mode) runs in a fresh subprocess (scripts/benchmarks/search_meaning.py says what it
+times), and so does each model load (``--model-loads`` of them), so nothing is cached across them.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 #!/usr/bin/env python
-"""memory_get_playlist_timeline (issue 16) on one large playlist, through the in-process MCP client.
-
-The playlist is built through the service's own write path (``PlaylistService.mutate``,
-the function the tool calls, without the MCP round trip): created with 5,000 tracks, then 10,000
-mutations a minute apart: ADD_TRACKS of 1-3 new tracks (45%), REMOVE_TRACKS of 1-3 present ones
-(45%), REORDER of the whole list (5%), UPDATE_META (5%), so it stays near 5,000 tracks and its
-history crosses many snapshot buckets. Then the tool is called ``--repeat`` times with the default
-max_points (500) and with 2,000; p50 / p95 in ms (client round trip in process, validation included).
+"""memory_get_playlist_timeline on one large playlist, through the in-process MCP client: about
+5,000 tracks and 10,000 changes crossing many snapshot buckets, then ``--repeat`` calls with the
+default max_points (500) and with 2,000; p50 / p95 in ms (client round trip in process, validation
+included), and the service function alone.
 
     python scripts/bench_timeline.py [--tracks 5000] [--events 10000] [--repeat 30]
 """
@@ -35,6 +31,11 @@ def pct(samples: list[float], q: float) -> float:
 
 
 async def main(tracks: int, events: int, repeat: int) -> None:
+    """The playlist is built through the service's own write path (``PlaylistService.mutate``, the
+    function the tool calls, without the MCP round trip): created with ``tracks`` tracks, then
+    ``events`` mutations a minute apart: ADD_TRACKS of 1-3 new tracks (45%), REMOVE_TRACKS of 1-3
+    present ones (45%), REORDER of the whole list (5%), UPDATE_META (5%), so it stays near its first
+    size and its history crosses many snapshot buckets."""
     rng = random.Random(16)
     pid = playlist(1)
     start = datetime(2025, 1, 1, tzinfo=UTC)

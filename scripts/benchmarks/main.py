@@ -22,7 +22,7 @@ from .sections import SECTIONS
 from .stores import StoreCache
 from .targets import judge
 
-USAGE = """Taste Memory benchmark (issues 5 and 9, SPEC §7): prints a table and writes docs/PERFORMANCE.md.
+USAGE = """Taste Memory benchmark (SPEC §7): prints a table and writes docs/PERFORMANCE.md.
 
     python scripts/bench.py            # full run (about 20-40 minutes on 2 cores)
     python scripts/bench.py --quick    # every row, small sizes and few iterations (2-3 minutes)

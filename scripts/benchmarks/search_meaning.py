@@ -4,19 +4,6 @@ A fresh process per mode keeps the modes apart: RSS (read from ``/proc/self/stat
 ``getrusage`` high-water mark), the model's word cache and the allocator's arenas of one mode never
 reach the other's figures. ``measure`` answers a JSON-ready dict; ``model_load`` times the one-off
 construction of the embedding model (``shared_model``'s ``lru_cache`` would hide it in-process).
-
-What is timed, in order:
-
-* the start-up build (``MemoryService.build_search_index``, as the server's warm-up runs it, after
-  ``user_stats.recount_all`` as start-up runs it), the model loaded before it so the build is the
-  index alone; its embedding part is the time spent in ``UserMeaning.flush_async``, the lexical
-  part the rest; meanwhile a ticker coroutine (``asyncio.sleep(0.001)`` in a loop) records the
-  longest gap between its wake-ups: the longest stretch the build holds the event loop;
-* searches (limit 25) over the existing labelled queries and over the paraphrases, ``repeat``
-  passes each, no warm-up pass, and MRR / top-5 of each set (limit 10, as the tests);
-* writes on the built index: ``append_preference_event`` and ``log_playlist_create`` (writes only
-  note what to embed), then ``UserMeaning.flush`` of everything they noted (what the next search
-  pays), and the flush after a single write.
 """
 
 from __future__ import annotations
@@ -202,6 +189,21 @@ async def timed_writes(service: MemoryService, writes: int) -> dict[str, Any]:
 
 
 async def measure(size: int, semantic: bool, repeat: int, writes: int) -> dict[str, Any]:
+    """One (size, semantic mode) in this fresh process. Documents are written straight into the
+    embedded store (loading 50k items through the tools would measure the writes, not the search);
+    the index is then built exactly as start-up builds it. What is timed, in order:
+
+    * the start-up build (``MemoryService.build_search_index``, as the server's warm-up runs it, after
+      ``user_stats.recount_all`` as start-up runs it), the model loaded before it so the build is the
+      index alone; its embedding part is the time spent in ``UserMeaning.flush_async``, the lexical
+      part the rest; meanwhile a ticker coroutine (``asyncio.sleep(0.001)`` in a loop) records the
+      longest gap between its wake-ups: the longest stretch the build holds the event loop;
+    * searches (limit 25) over the existing labelled queries and over the paraphrases, ``repeat``
+      passes each, no warm-up pass, and MRR / top-5 of each set (limit 10, as the tests);
+    * writes on the built index: ``append_preference_event`` and ``log_playlist_create`` (writes only
+      note what to embed), then ``UserMeaning.flush`` of everything they noted (what the next search
+      pays), and the flush after a single write.
+    """
     row: dict[str, Any] = {"size": size, "semantic": semantic, "rss_start": rss_mb()}
     playlists, events, profiles, ids = documents(size)
     row["items"] = sum(1 for d in playlists + events if d["user_id"] == MAIN_USER) + len(

@@ -1,7 +1,8 @@
 """The targets: one line each, with the figure measured in this run and whether it was met.
 
-Issue 5's targets stay listed (they still hold or not); issue 9's follow. A figure measured at a
-smaller size than the target's (the quick run) says so; a figure not measured says why."""
+The first targets set, on one user's calls, stay listed (they still hold or not); the scale targets
+follow. A figure measured at a smaller size than the target's (the quick run) says so; a figure not
+measured says why."""
 
 from __future__ import annotations
 
@@ -19,7 +20,9 @@ def verdict(ok: bool | None) -> str:
     return "not measured" if ok is None else ("**met**" if ok else "**missed**")
 
 
-def issue5(v: Values, plan: Plan) -> list[str]:
+def speed_targets(v: Values, plan: Plan) -> list[str]:
+    """One user's calls: get_profile's SSE overhead, the ledger at 5,000 tracks, search at 10k items
+    and store / search against the reference memory server."""
     lines = []
     # The trivial tool's SSE p50 from the pings interleaved with get_profile's calls (same load).
     floor = v.get("tool.memory_get_profile.floor.sse.p50", v.get("floor.sse"))
@@ -78,7 +81,9 @@ def worst(v: Values, key: Callable[[str], str]) -> tuple[list[tuple[str, float]]
     return found, [tool for tool in TOOLS if key(tool) not in v]
 
 
-def issue9(v: Values, texts: dict[str, str], plan: Plan) -> list[str]:
+def scale_targets(v: Values, texts: dict[str, str], plan: Plan) -> list[str]:
+    """Many users and much work: ops_list_users at many users, every tool's cost at 50 users against
+    1, every tool's SSE overhead, 32 sessions under load, start-up and memory."""
     lines = []
     for key, what in (("realistic", "50 realistic users"), ("small", f"{plan.small_users:,} small users")):
         if f"list_users.{key}.p95" in v:
@@ -152,4 +157,4 @@ def load_line(v: Values, texts: dict[str, str]) -> str:
 
 
 def judge(report: Report, plan: Plan) -> list[str]:
-    return issue5(report.values, plan) + issue9(report.values, report.texts, plan)
+    return speed_targets(report.values, plan) + scale_targets(report.values, report.texts, plan)

@@ -4,15 +4,8 @@ Off by default because an audit entry holds no user content (who changed which r
 through which tool) and an operator investigating a change should not find its trail silently
 gone; a deployment with a retention policy sets the number of days. A deleted user's tombstone
 (``operation: "delete_user_data"``) is never expired: it is the proof that the deletion happened,
-and the only entry left of that user. Tombstones are the only entries whose ``collection`` is null,
-so "expirable" is "``collection`` is a string" on both engines.
-
-* MongoDB: a TTL index on ``time`` (``expireAfterSeconds``) with that partial filter (a partial
-  index cannot say ``$ne``; ``$type`` it can), created, changed (``collMod``) or dropped at
-  start-up to match the setting; the server's TTL monitor deletes about once a minute.
-* Embedded: no TTL index (mongomock enforces one by scanning every document on every access of
-  the collection); a background task purges entries older than the retention every hour, one
-  user at a time through the per-user index, yielding between users.
+and the only entry left of that user. MongoDB expires entries with a TTL index
+(``ensure_retention``), the embedded engine with an hourly purge (``purge_expired``).
 """
 
 from __future__ import annotations
@@ -37,6 +30,8 @@ log = logging.getLogger("taste_memory")
 
 AUDIT_COLLECTION = "audit_log"
 RETENTION_INDEX = "retention"
+# Tombstones are the only entries whose ``collection`` is null, so "expirable" is "``collection`` is a
+# string" on both engines (a partial index cannot say ``$ne``; ``$type`` it can).
 EXPIRABLE: dict[str, Any] = {"collection": {"$type": "string"}}  # every entry but a tombstone
 PURGE_EVERY_SECONDS = 3600.0
 DAY_SECONDS = 86_400
@@ -64,7 +59,10 @@ def _matches(info: dict[str, Any], model: IndexModel) -> bool:
 
 async def ensure_retention(raw_db: Any, days: int) -> str:
     """Make the MongoDB audit log's TTL index match the setting (motor database); return what
-    was done: "created", "updated", "recreated", "dropped" or "unchanged"."""
+    was done: "created", "updated", "recreated", "dropped" or "unchanged".
+
+    The index is on ``time`` (``expireAfterSeconds``) with the ``EXPIRABLE`` partial filter, set at
+    start-up to match the setting; the server's TTL monitor deletes about once a minute."""
     collection = raw_db[AUDIT_COLLECTION]
     existing = (await collection.index_information()).get(RETENTION_INDEX)
     model = retention_index(days)
@@ -93,7 +91,10 @@ async def ensure_retention(raw_db: Any, days: int) -> str:
 async def purge_expired(audit_log: TrackedCollection, cutoff: datetime) -> int:
     """Embedded engine: delete every entry older than ``cutoff`` except tombstones, one user at a
     time (each filter has ``user_id`` as a top-level equality, so it visits only that user's
-    entries), yielding to the event loop between users; return how many were deleted."""
+    entries), yielding to the event loop between users; return how many were deleted.
+
+    A purge rather than a TTL index: mongomock enforces one by scanning every document on every
+    access of the collection."""
     purged = 0
     for user_id in sorted(await audit_log.count_by_user()):
         purged += await audit_log.delete_many({"user_id": user_id, "time": {"$lt": cutoff}, **EXPIRABLE})

@@ -6,8 +6,7 @@ deterministic ``_id``, so a change seen twice is stored once) and persists its p
 token and time of the last change) in ``audit_state``. After a restart it resumes from there;
 when that position can no longer be resumed (the oplog rolled past it, the stream was
 invalidated) it opens a fresh stream and rebuilds the entries of the gap from the records' own
-``written_by`` stamps (``backfill.recover``). It never stops on an error: it logs, waits (bounded
-backoff) and starts again; only the stop event or cancellation ends it.
+``written_by`` stamps (``backfill.recover``).
 """
 
 from __future__ import annotations
@@ -117,7 +116,8 @@ class AuditWatcher:
         self.stats = {"changes": 0, "entries": 0, "purges": 0, "backfilled": 0, "errors": 0}
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Follow the stream until ``stop`` is set (or the task is cancelled); never raises otherwise."""
+        """Follow the stream until ``stop`` is set (or the task is cancelled); never raises otherwise:
+        on an error it logs, waits (bounded backoff) and starts again."""
         delay, loaded = self._backoff[0], False
         while not stop.is_set():
             try:

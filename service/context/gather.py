@@ -1,13 +1,8 @@
 """Reading what the block can say, through the service's own readers: the profile, the like /
 dislike / rule preference events, the pairwise choices (``service.profiles.choices``), the typed memories
 (insights and feedback), the playlist heads and the open follow-ups. Everything read is this
-user's only (every read filters on ``user_id``).
-
-Which profile keys go where is decided by the key's name (the PRD §11 profile has ``core_genres``,
-``secondary_vibes``, ``energy_preferences``, ``playlist_rules`` and ``avoid``; agents also write
-``likes``, ``dislikes``, ``favorite_artists``, ``rules``...): ``CLASSIFIED`` in order, first match
-wins ("dislikes" holds "like": avoid is tested first). A key that matches nothing is left out and
-named in the diagnostics ("unclassified").
+user's only (every read filters on ``user_id``). A profile key goes to a section by its name
+(``CLASSIFIED``); a key that matches nothing is left out and named in the diagnostics.
 """
 
 from __future__ import annotations
@@ -32,6 +27,11 @@ from service.profiles.choices import tally
 from service.storage.database import Database
 from service.timeutil import as_utc
 
+# Which profile keys go where is decided by the key's name (the PRD §11 profile has ``core_genres``,
+# ``secondary_vibes``, ``energy_preferences``, ``playlist_rules`` and ``avoid``; agents also write
+# ``likes``, ``dislikes``, ``favorite_artists``, ``rules``...): in this order, first match wins
+# ("dislikes" holds "like": avoid is tested first). A key that matches nothing is left out and named
+# in the diagnostics ("unclassified").
 CLASSIFIED = (
     ("avoid", ("avoid", "dislike", "hate", "never", "skip")),
     ("rules", ("rule", "constraint", "limit")),

@@ -1,16 +1,10 @@
-"""The memory block for the prompt (``memory_get_context``, issue 12): Prefer / Avoid / Rules /
-Recent playlists / Open follow-ups, most important and newest first, within a token budget.
+"""The memory block for the prompt (``memory_get_context``): Prefer / Avoid / Rules / Recent
+playlists / Open follow-ups, most important and newest first, within a token budget.
 
 ``gather`` reads the user's records through the service's readers, ``rank`` leaves superseded
 likes and dislikes out and orders each section (``focus`` first), ``render`` fits the block to the
 budget and writes the diagnostics; ``quoting`` holds the estimator and the quoting that keeps user
-text from reading as an instruction.
-
-It reads only and stores nothing on disk. The last block served to each user is kept in this
-process for ``memory_inspect`` ("what did the assistant see?"): serving a block stays a read (no
-write, no audit entry, nothing for export or delete to chase), at the price that a restart, or
-another server process, has not seen it. Anything that changes the user's data around the write
-path (forget, import, delete) drops it, so it never shows an item that is gone.
+text from reading as an instruction. It reads only and stores nothing on disk.
 """
 
 from __future__ import annotations
@@ -35,6 +29,12 @@ SERVED_USERS = 1024  # users whose last block is kept (least recently served go 
 
 
 class ContextService:
+    """The last block served to each user is kept in this process for ``memory_inspect`` ("what did
+    the assistant see?"): serving a block stays a read (no write, no audit entry, nothing for export
+    or delete to chase), at the price that a restart, or another server process, has not seen it.
+    Anything that changes the user's data around the write path (forget, import, delete) drops it
+    (``forget_served``), so it never shows an item that is gone."""
+
     def __init__(
         self, db: Database, profiles: Profiles, memories: MemoryStore, followups: FollowUpService, writer: LedgerWriter
     ) -> None:

@@ -1,29 +1,10 @@
-"""``memory_explain`` (issue 12): "why do you think I like X", answered with the records that say so.
+"""``memory_explain``: "why do you think I like X", answered with the records that say so.
 
-Two forms of ``path``:
-
-- A JSON Pointer into the profile (RFC 6901, ``/likes/artists/0``, ``/rules/max_tracks_per_artist``).
-  Not in the current profile: NOT_FOUND. ``set_by`` are the profile patches of the stored history
-  (``Profiles``: capped at ``profile_history_cap`` entries) that set this field: a patch sets it when
-  it holds the path itself, or replaces an ancestor whole (a merge patch replaces arrays and scalars
-  whole, so ``{"likes": {"artists": [...]}}`` sets ``/likes/artists/0``). Each row: version,
-  applied_at, source, reason, ``path`` (the pointer the patch wrote) and ``value`` (what it set at
-  the asked path; null when it deleted it or its value has no such element). ``evidence`` are the
-  preference events whose subject matches the field's value: their payload's ``artist``,
-  ``track_id``, ``album``, ``genre`` or ``subject``, or a pairwise choice's sides, equal to one of the
-  value's strings once folded (``folded_entity``: case, accents, "the"), or whose ``raw_text``
-  holds one of them as whole words; for a value without strings (a rule such as 2), the events whose
-  payload has a key named as the field (``max_tracks_per_artist``). Plus the typed memories about
-  the value's strings (``memory_query`` by entity).
-- Anything else is a subject ("Nightwish"): ``value`` is null, ``set_by`` the patches that wrote
-  that subject somewhere (a string of the patch equal to it once folded; ``path`` says where), and
-  ``evidence`` the matching events (as above) and the memories ``memory_query`` finds by entity.
-  Nothing about it is an empty answer, not NOT_FOUND.
-
-Rows are newest first, at most ``MAX_ROWS`` each (``truncated`` says some were left out; events
-before memories when both are many). ``history_complete`` is false when the history cap has
-dropped older patches (its oldest kept entry is not version 1). Like and dislike events a newer one
-of the same subject supersedes carry ``superseded_by`` (``service.profiles.opinions.superseded``).
+``path`` is a JSON Pointer into the profile (``/likes/artists/0``; NOT_FOUND when the current
+profile has no such field) or else a subject ("Nightwish"; nothing known about it is an empty
+answer, not NOT_FOUND). ``set_by`` are the stored profile patches that wrote it, ``evidence`` the
+preference events and typed memories about it; ``Provenance.explain`` says how each is matched.
+Rows are newest first, at most ``MAX_ROWS`` each (``truncated`` says some were left out).
 """
 
 from __future__ import annotations
@@ -155,6 +136,31 @@ class Provenance:
         self._memories = memories
 
     async def explain(self, user_id: int, path: str) -> dict[str, Any]:
+        """Two forms of ``path``:
+
+        - A JSON Pointer into the profile (RFC 6901, ``/likes/artists/0``, ``/rules/max_tracks_per_artist``).
+          Not in the current profile: NOT_FOUND. ``set_by`` are the profile patches of the stored history
+          (``Profiles``: capped at ``profile_history_cap`` entries) that set this field: a patch sets it when
+          it holds the path itself, or replaces an ancestor whole (a merge patch replaces arrays and scalars
+          whole, so ``{"likes": {"artists": [...]}}`` sets ``/likes/artists/0``). Each row: version,
+          applied_at, source, reason, ``path`` (the pointer the patch wrote) and ``value`` (what it set at
+          the asked path; null when it deleted it or its value has no such element). ``evidence`` are the
+          preference events whose subject matches the field's value: their payload's ``artist``,
+          ``track_id``, ``album``, ``genre`` or ``subject``, or a pairwise choice's sides, equal to one of the
+          value's strings once folded (``folded_entity``: case, accents, "the"), or whose ``raw_text``
+          holds one of them as whole words; for a value without strings (a rule such as 2), the events whose
+          payload has a key named as the field (``max_tracks_per_artist``). Plus the typed memories about
+          the value's strings (``memory_query`` by entity).
+        - Anything else is a subject ("Nightwish"): ``value`` is null, ``set_by`` the patches that wrote
+          that subject somewhere (a string of the patch equal to it once folded; ``path`` says where), and
+          ``evidence`` the matching events (as above) and the memories ``memory_query`` finds by entity.
+          Nothing about it is an empty answer, not NOT_FOUND.
+
+        Rows are newest first, at most ``MAX_ROWS`` each (``truncated`` says some were left out; events
+        before memories when both are many). ``history_complete`` is false when the history cap has
+        dropped older patches (its oldest kept entry is not version 1). Like and dislike events a newer one
+        of the same subject supersedes carry ``superseded_by`` (``service.profiles.opinions.superseded``).
+        """
         document = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id})
         history = list((document or {}).get("history") or [])
         complete = not history or min(int(h.get("version", 0)) for h in history) <= 1

@@ -1,32 +1,11 @@
-"""Forget one item (``memory_forget``, issue 12): a preference event, a typed memory, a play, a
-playlist or a profile field, gone from every read, search, export and context block, and from
-the embedded store's files (the same ``scrub`` as ``delete_user_data``, after the commit).
+"""Forget one item (``memory_forget``): a preference event, a typed memory, a play, a playlist or a
+profile field, gone from every read, search, export and context block, and from the embedded
+store's files (the same ``scrub`` as ``delete_user_data``, after the commit).
 
-What each kind removes:
-
-* ``preference_event`` (id: the event_id): the event document, and the audit entries naming it;
-  the user's ``superseded_by`` marks are recomputed (an older opinion it replaced is in force again).
-* ``memory`` (id: the memory_id): the memory, its aging records (they hold its summary before and
-  after), and the audit entries naming either.
-* ``play`` (id: ``"<artist>|<track>|<played_at>"``, the play's identity as ``memory_log_plays``
-  deduplicates it: artist and track compared folded, an empty track (or ``"<artist>|<played_at>"``)
-  for a play without one,
-  played_at any RFC 3339 time of the same millisecond): the play, out of its month bucket (a
-  bucket left empty is deleted).
-* ``playlist`` (id: the playlist_id): its history buckets, head, idempotency claims, its place in
-  open listing cursors (blanked, so the pages of a cursor do not shift) and the audit entries
-  naming the playlist.
-* ``profile_field`` (id: an RFC 6901 JSON Pointer such as ``/rules/max_tracks_per_artist``): the
-  value leaves the profile as a new version whose history entry is the merge patch removing it
-  (reason ``"forgotten: <pointer>"``); in every earlier history entry the value is taken out of
-  the patch (for a pointer into an array, the equal elements of the arrays the patch set) and
-  that entry's reason, which often quotes it, is cleared.
-
-Every kind then leaves one audit entry, operation ``forget``: who (principal, tool, request id),
-when, and ``"<kind>:<id>"`` as document key (for a play, whose id is made of names, a digest of
-it instead); its collection is null, like a deleted user's tombstone, so audit retention keeps it.
-Audit entries hold no document bodies (``ENTRY_FIELDS``), only keys; those naming the item go.
-Unknown items and another user's items are NOT_FOUND; forgetting twice, the second is NOT_FOUND.
+Each kind's method says what it removes. Every kind then leaves one audit entry, operation
+``forget``, whose collection is null like a deleted user's tombstone, so audit retention keeps it;
+the audit entries naming the item go. Unknown items and another user's items are NOT_FOUND;
+forgetting twice, the second is NOT_FOUND.
 """
 
 from __future__ import annotations
@@ -88,6 +67,8 @@ class Forgetter:
             await user_stats.forget(self._db, user_id)
         await self._drop_entries(user_id, names)
         moment = utc_now()
+        # Who (principal, tool, request id), when, and "<kind>:<id>" as document key: for a play, whose
+        # id is made of names, a digest of it instead.
         key = f"{kind}:{hashlib.sha256(item_id.encode()).hexdigest()[:32] if kind == 'play' else item_id}"
         origin = current_origin()
         await self._db.audit_log.insert_one(
@@ -108,7 +89,8 @@ class Forgetter:
         return {"user_id": user_id, "kind": kind, "id": item_id, "forgotten_at": moment, "forgotten": True}
 
     async def _drop_entries(self, user_id: int, names: dict[str, Any]) -> None:
-        """Audit entries naming the forgotten item (by document key, key prefix or playlist)."""
+        """Audit entries naming the forgotten item (by document key, key prefix or playlist) go; the
+        others stay, as they hold no document bodies (``ENTRY_FIELDS``), only keys."""
         if not names:
             return
         doomed = []
@@ -129,6 +111,8 @@ class Forgetter:
 
     # -- the kinds ------------------------------------------------------------------------------
     async def _preference_event(self, user_id: int, event_id: str) -> dict[str, Any]:
+        """The event document, and the audit entries naming it; the user's ``superseded_by`` marks are
+        recomputed."""
         if not await self._db.preference_events.delete_many({"_id": event_id, "user_id": user_id}):
             raise _missing("preference_event")
         await user_stats.count_records_added(self._db, user_id, "preference_event_count", -1)
@@ -137,6 +121,8 @@ class Forgetter:
         return {"keys": {event_id}}
 
     async def _memory(self, user_id: int, memory_id: str) -> dict[str, Any]:
+        """The memory, its aging records (they hold its summary before and after), and the audit
+        entries naming either."""
         key = memory_key(user_id, memory_id) if is_memory_id(memory_id) else None
         if key is None or not await self._db.memories.delete_many({"_id": key, "user_id": user_id}):
             raise _missing("memory")
@@ -147,6 +133,8 @@ class Forgetter:
         return {"keys": {key}, "prefixes": (f"{key}:",)}
 
     async def _playlist(self, user_id: int, playlist_id: str) -> dict[str, Any]:
+        """Its history buckets, head, idempotency claims, its place in open listing cursors (blanked,
+        so the pages of a cursor do not shift) and the audit entries naming the playlist."""
         head = await self._db.playlists.find_one({"_id": head_id(user_id, playlist_id), "user_id": user_id}, {"_id": 1})
         buckets = await self._db.history.delete_many({"user_id": user_id, "playlist_id": playlist_id})
         if head is None and not buckets:
@@ -162,6 +150,10 @@ class Forgetter:
         return {"playlist_id": playlist_id}
 
     async def _play(self, user_id: int, play_id: str) -> dict[str, Any]:
+        """The play, out of its month bucket (a bucket left empty is deleted). Its id is
+        ``"<artist>|<track>|<played_at>"``, the play's identity as ``memory_log_plays`` deduplicates
+        it: artist and track compared folded, an empty track (or ``"<artist>|<played_at>"``) for a
+        play without one, played_at any RFC 3339 time of the same millisecond."""
         names, _, moment_text = play_id.rpartition("|")
         try:
             moment = as_utc(parse_iso(moment_text))
@@ -196,6 +188,11 @@ class Forgetter:
         raise SequenceConflict("the plays of this month are being logged concurrently; retry", {"field": "id"})
 
     async def _profile_field(self, user_id: int, pointer: str) -> dict[str, Any]:
+        """``pointer`` is an RFC 6901 JSON Pointer such as ``/rules/max_tracks_per_artist``. The value
+        leaves the profile as a new version whose history entry is the merge patch removing it (reason
+        ``"forgotten: <pointer>"``); in every earlier history entry the value is taken out of the patch
+        (for a pointer into an array, the equal elements of the arrays the patch set) and that entry's
+        reason, which often quotes it, is cleared."""
         tokens = _tokens(pointer)
         for _ in range(ATTEMPTS):
             current = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id})

@@ -1,18 +1,6 @@
-"""``memory_inspect`` (issue 12): what is stored about the user and why it was used, in one answer.
-
-- ``enabled``, ``paused_until`` and ``counts``: as ``memory_status`` says them.
-- ``last_context``: the last block ``memory_get_context`` served the user from this process, with
-  its diagnostics (what was kept, what was dropped and why) and when; null when none was served
-  since start-up or since the user's data last changed around the write path (forget, import,
-  delete): see ``service.context``.
-- ``profile_fields``: every leaf of the profile (an array's elements each on its own, as
-  ``memory_explain`` and ``memory_forget`` name them), in profile order, with its provenance: the
-  patches of the stored history that set it (``service.control.explain.patch_sets``) and the preference
-  events that are its evidence (``terms_match``, the same matching as ``memory_explain``). Each
-  list is newest first and cut at ``LISTED_PER_FIELD`` rows with its full count beside it; a
-  patch's reason is cut at ``REASON_CHARS`` (``memory_explain`` gives them whole), so the answer
-  stays far below the message limit however long the history. Fields past ``MAX_FIELDS`` are
-  counted in ``unlisted_fields``.
+"""``memory_inspect``: what is stored about the user and why it was used, in one answer: the
+switches and counts (as ``memory_status``), the last context block served from this process, and
+every profile field with its provenance (``Inspector.inspect`` says each part).
 
 Memory turned off: switches and counts are shown (they are what the user controls), but no stored
 content: ``profile_fields`` is empty, ``last_context`` null and ``hidden`` says why, as every read
@@ -149,6 +137,20 @@ class Inspector:
         self._context = context
 
     async def inspect(self, user_id: int) -> dict[str, Any]:
+        """- ``enabled``, ``paused_until`` and ``counts``: as ``memory_status`` says them.
+        - ``last_context``: the last block ``memory_get_context`` served the user from this process, with
+          its diagnostics (what was kept, what was dropped and why) and when; null when none was served
+          since start-up or since the user's data last changed around the write path (forget, import,
+          delete): see ``service.context``.
+        - ``profile_fields``: every leaf of the profile (an array's elements each on its own, as
+          ``memory_explain`` and ``memory_forget`` name them), in profile order, with its provenance: the
+          patches of the stored history that set it (``service.control.explain.patch_sets``) and the
+          preference events that are its evidence (``terms_match``, the same matching as
+          ``memory_explain``). Each list is newest first and cut at ``LISTED_PER_FIELD`` rows with its
+          full count beside it; a patch's reason is cut at ``REASON_CHARS`` (``memory_explain`` gives
+          them whole), so the answer stays far below the message limit however long the history.
+          Fields past ``MAX_FIELDS`` are counted in ``unlisted_fields``.
+        """
         status = await self._controls.status(user_id)
         answer = {
             **status,

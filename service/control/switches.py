@@ -1,14 +1,12 @@
 """The user's switches over their memory (seed 003): memory on or off, and a pause.
 
 - **Off** (``memory_set_enabled(false)``): every write for the user is refused (``CONFLICT``,
-  ``memory_disabled``) and every read answers as for a user with no data. Nothing is deleted:
-  turning memory on brings it all back.
+  ``memory_disabled``) and every read answers as for a user with no data, computed, not imitated:
+  the call pipeline runs the read on the facade's empty twin (``MemoryService.empty_twin``).
+  Nothing is deleted: turning memory on brings it all back.
 - **Paused** until a time (``memory_pause``): writes are refused (``memory_paused``, with
   ``until``); reads work.
 - The switch tools themselves, and deleting data, always work: removing data is never refused.
-
-"As for a user with no data" is computed, not imitated: the call pipeline runs a disabled user's
-read on the facade's empty twin (``MemoryService.empty_twin``).
 """
 
 from __future__ import annotations

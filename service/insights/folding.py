@@ -1,18 +1,8 @@
 """What a piece of feedback is about, as a small comparable signature: (cue, content words).
 
 "No more than 3 songs per artist", "max three tracks from one band" and a patch of
-``playlist_rules.max_tracks_per_artist`` all fold to ``("max", {"artist"})``:
-
-1. fold case and diacritics and split into words (``service.text.analysis``, shared with search);
-2. rewrite cue phrases: limiting ones ("no more than", "at most", "too many", "less", "max",
-   "limit", "cap", "overweight", "accent"...) to the cue ``max``, refusing ones ("no", "not",
-   "don't", "never", "avoid", "hate", "skip", "without"...) to ``avoid`` (``max`` wins when both
-   occur: "don't overweight one artist" limits, it does not refuse);
-3. map domain synonyms onto one word (band/singer → artist, minutes/hours/long → duration,
-   contemplative/breaks → breather...), drop stop words, numbers and words every music request
-   carries (song, track, playlist, please, remember...), stem (Snowball English).
-
-Deterministic and explainable: the group key printed for the caller is this signature.
+``playlist_rules.max_tracks_per_artist`` all fold to ``("max", {"artist"})``. Deterministic and
+explainable: the group key printed for the caller is this signature (``signature`` gives the steps).
 """
 
 from __future__ import annotations
@@ -216,7 +206,17 @@ class Signature:
 
 def signature(text: str, refuses: bool = False) -> tuple[Signature, dict[str, str]]:
     """The signature of a text and, for each stem, the word it came from. ``refuses``: the text
-    is a dislike, whose cue is at least ``avoid``."""
+    is a dislike, whose cue is at least ``avoid``.
+
+    1. fold case and diacritics and split into words (``service.text.analysis``, shared with search);
+    2. rewrite cue phrases: limiting ones ("no more than", "at most", "too many", "less", "max",
+       "limit", "cap", "overweight", "accent"...) to the cue ``max``, refusing ones ("no", "not",
+       "don't", "never", "avoid", "hate", "skip", "without"...) to ``avoid`` (``max`` wins when both
+       occur: "don't overweight one artist" limits, it does not refuse);
+    3. map domain synonyms onto one word (band/singer → artist, minutes/hours/long → duration,
+       contemplative/breaks → breather...), drop stop words, numbers and words every music request
+       carries (song, track, playlist, please, remember...), stem (Snowball English).
+    """
     flat = " ".join(words(text))
     flat, limits = _MAX.subn(" ", flat)
     flat, refusals = _AVOID.subn(" ", flat)

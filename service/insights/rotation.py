@@ -1,16 +1,9 @@
 """What is newly in rotation and what are the long-term staples, across one user's playlists.
 
-Definitions (the tool description repeats them for the calling model):
-- a track is *in rotation* while at least one of the user's playlists holds it now;
-- ``first_seen``: the earliest moment it entered any of the user's playlists (a creation's or fork's
-  snapshot time, or the timestamp of the event that added it), even a playlist it has since left;
-- ``present_since``: the start of its current unbroken stay, the earliest over the playlists
-  holding it now (a track removed and added back starts a new stay);
-- *new*: first seen at or after ``as_of - days``;
-- *staple*: in >= 3 playlists now (whatever its age: a track reused that much is a staple even in
-  its first week), or present since >= 90 days ago and not new (the caller's window decides what
-  counts as new when it is longer than 90 days).
-So the two lists are disjoint; tracks in rotation that are neither are only counted.
+A track is *in rotation* while at least one of the user's playlists holds it now; *new* when first
+seen within the caller's window, a *staple* when in >= 3 playlists now or present for >= 90 days
+and not new (``classify`` gives the definitions, which the tool description repeats for the
+calling model). The two lists are disjoint; tracks in rotation that are neither are only counted.
 """
 
 from __future__ import annotations
@@ -43,7 +36,18 @@ def _entry(track: str, presence: Presence) -> dict[str, Any]:
 def classify(
     presence: Presence, as_of: datetime, days: int, tracks: Iterable[str]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The new entries and the staples among ``tracks`` (unordered: see ``in_order``)."""
+    """The new entries and the staples among ``tracks`` (unordered: see ``in_order``).
+
+    - ``first_seen``: the earliest moment a track entered any of the user's playlists (a creation's
+      or fork's snapshot time, or the timestamp of the event that added it), even a playlist it has
+      since left;
+    - ``present_since``: the start of its current unbroken stay, the earliest over the playlists
+      holding it now (a track removed and added back starts a new stay);
+    - *new*: first seen at or after ``as_of - days``;
+    - *staple*: in >= 3 playlists now (whatever its age: a track reused that much is a staple even in
+      its first week), or present since >= 90 days ago and not new (the caller's window decides what
+      counts as new when it is longer than 90 days).
+    """
     window_start = as_of - timedelta(days=days)
     tenure_start = as_of - STAPLE_TENURE
     new: list[dict[str, Any]] = []

@@ -3,13 +3,8 @@
 An edit script is what RESYNC and UNDO events store: ``removed`` lists ``[index, track_id]`` of the
 old list, ``added`` lists ``[index, track_id]`` of the new one (both ascending). Dropping the
 removed positions from the old list and placing the added tracks at their positions yields the new
-list exactly, so replaying the event needs nothing but the state before it.
-
-The kept tracks are the common prefix and suffix plus a longest common subsequence among
-occurrence-matched tracks in between (the k-th occurrence of an ID in the old list's middle pairs
-with its k-th occurrence in the new list's middle): for lists of
-distinct IDs it is a true longest common subsequence, found in O(n log n) as a longest increasing
-subsequence, so a 10,000-track resync costs milliseconds rather than difflib's quadratic worst case.
+list exactly, so replaying the event needs nothing but the state before it. The script is near
+minimal and costs O(n log n) (``pair_lists``).
 """
 
 from __future__ import annotations
@@ -75,6 +70,11 @@ def _common_ends(old: list[str], new: list[str]) -> tuple[int, int]:
 
 
 def pair_lists(old: list[str], new: list[str]) -> Pairing:
+    """The kept tracks are the common prefix and suffix plus a longest common subsequence among
+    occurrence-matched tracks in between (the k-th occurrence of an ID in the old list's middle pairs
+    with its k-th occurrence in the new list's middle): for lists of distinct IDs it is a true longest
+    common subsequence, found in O(n log n) as a longest increasing subsequence, so a 10,000-track
+    resync costs milliseconds rather than difflib's quadratic worst case."""
     # A resync or an undo usually touches a few tracks: the common ends stay in place (some longest
     # common subsequence always contains them), so only the middle is matched.
     prefix, suffix = _common_ends(old, new)

@@ -1,14 +1,10 @@
 """A playlist's track count over time, for the memory page's timeline picture (and any agent).
 
 The whole history is replayed with ``apply_event_to_counts`` (the track-count projection of the
-ledger's pure transition, ``state.apply_event``) from the creation snapshot, bucket after bucket;
-each later bucket's snapshot length is checked on the way (a snapshot is the truth: were a count
-ever to differ, it restarts from the snapshot's tracks). The moments are then cut into at most
-``max_points`` bins of equal time width (empty bins left out; one bin per moment when there are
-no more moments than points).
-
-The creation is moment 0 (type ``CREATE``, or ``FORK`` for a fork, whose FORK event is its
-creation), so the picture starts where the playlist did; ``events_total`` counts it.
+ledger's pure transition, ``state.apply_event``) from the creation snapshot, bucket after bucket,
+then cut into at most ``max_points`` bins of equal time width (``downsample``). The creation is
+moment 0 (type ``CREATE``, or ``FORK`` for a fork, whose FORK event is its creation), so the
+picture starts where the playlist did; ``events_total`` counts it.
 """
 
 from __future__ import annotations
@@ -38,7 +34,9 @@ def _counter(track_ids: list[str]) -> dict[str, int]:
 
 
 def replay_moments(buckets: list[dict[str, Any]]) -> list[Moment]:
-    """Every moment of the history, oldest first, with the track count after it."""
+    """Every moment of the history, oldest first, with the track count after it. Each later
+    bucket's snapshot length is checked on the way: a snapshot is the truth, so were a count ever to
+    differ, the replay restarts from the snapshot's tracks."""
     first = buckets[0]
     created = first.get("created") or {}
     snapshot = first["snapshot"]
@@ -63,7 +61,8 @@ def replay_moments(buckets: list[dict[str, Any]]) -> list[Moment]:
 def downsample(moments: list[Moment], max_points: int) -> list[dict[str, Any]]:
     """At most ``max_points`` bins of consecutive moments: equal time widths over the history (one
     bin per moment when they are few enough), each with its seq and time range, the track count's
-    min, max and value at its end, and how many moments of each type it holds."""
+    min, max and value at its end, and how many moments of each type it holds. Empty bins are
+    left out."""
     if not moments:
         return []
     if len(moments) <= max_points:

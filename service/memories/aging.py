@@ -1,33 +1,12 @@
 """Aging (seed 001): what was not important fades, what was stays.
 
 Measured from a memory's ``timestamp`` (when it was first stated; client times honoured) to the
-run's ``now``, "older than" strictly (exactly 30 days is not older than 30 days):
-
-* importance 8-10: kept as it is, however old;
-* importance 5-7, older than 30 days, not fuzzy yet: compressed to a gist (``gist``: the first
-  sentence, at most 140 characters; ``trimmed`` metadata), ``fuzzy: true``;
-* importance 1-4, older than 60 days: removed;
-* everything else: untouched.
-
-Every change first writes an aging record (``memory_aging``: the rule, the memory's public view
-before and after, or null once removed) and counts it, then changes the memory, then the cached
-copy and search (``MemoryStore.stored``/``removed``), then counts a removal; a user's changes are
-committed together. What a crash leaves:
-
-* embedded store: nothing of a user is durable before that user's commit, so a crash leaves each
-  user as before the run or wholly aged; the next run does what is left. (An error rather than a
-  crash, a write refused, commits what was written, as every unit of work does: as below.)
-* MongoDB (each write durable at once): after the record, before the change, a record of a change
-  not made yet: the next run decides the same on the unchanged memory and writes the record again
-  under the same id (it names the memory's ``updated_at``, unchanged, not the run's now, which a
-  later run does not share), replacing it rather than adding a second (nor counting it twice),
-  then makes the change. (Only if the memory is restated in between, or a later run is given an
-  earlier ``--now``, does that record stay without its change.) Between a write and its counter
-  (``aging_event_count`` after the record, ``memory_count`` after a removal): that counter one
-  behind until the next start-up's recount. The cached copy is the process's own: it goes with it.
-
-A second run with the same ``now`` changes nothing: a gist is fuzzy, a removed memory is gone. A
-restated gist is clear again (``fuzzy: false``, a new ``updated_at``) and may be compressed again.
+run's ``now`` (``decision``): importance 8-10 is kept however old; 5-7, older than 30 days and not
+fuzzy yet, is compressed to a gist, ``fuzzy: true``; 1-4, older than 60 days, is removed. Every
+change first writes an aging record (``memory_aging``), so what a crash leaves is finished by the
+next run (``_UserAging._apply``). A second run with the same ``now`` changes nothing: a gist is
+fuzzy, a removed memory is gone. A restated gist is clear again (``fuzzy: false``, a new
+``updated_at``) and may be compressed again.
 """
 
 from __future__ import annotations
@@ -75,7 +54,15 @@ REMOVE = Decision("removed", RULE_REMOVE)
 
 
 def decision(doc: dict[str, Any], now: datetime) -> Decision | None:
-    """What aging does to this memory at ``now`` (None: nothing)."""
+    """What aging does to this memory at ``now`` (None: nothing). "Older than" is strict (exactly
+    30 days is not older than 30 days):
+
+    * importance 8-10: kept as it is, however old;
+    * importance 5-7, older than 30 days, not fuzzy yet: compressed to a gist (``gist``: the first
+      sentence, at most 140 characters; ``trimmed`` metadata), ``fuzzy: true``;
+    * importance 1-4, older than 60 days: removed;
+    * everything else: untouched.
+    """
     importance, age = doc["importance"], as_utc(now) - as_utc(doc["timestamp"])
     if 5 <= importance <= 7 and age > GIST_AFTER and not doc.get("fuzzy"):
         return COMPRESS
@@ -204,6 +191,24 @@ class _UserAging:
         }
 
     async def _apply(self, doc: dict[str, Any], found: Decision) -> dict[str, Any]:
+        """Every change first writes an aging record (``memory_aging``: the rule, the memory's public
+        view before and after, or null once removed) and counts it, then changes the memory, then the
+        cached copy and search (``MemoryStore.stored``/``removed``), then counts a removal; a user's
+        changes are committed together (``age_memories``). What a crash leaves:
+
+        * embedded store: nothing of a user is durable before that user's commit, so a crash leaves
+          each user as before the run or wholly aged; the next run does what is left. (An error rather
+          than a crash, a write refused, commits what was written, as every unit of work does: as below.)
+        * MongoDB (each write durable at once): after the record, before the change, a record of a
+          change not made yet: the next run decides the same on the unchanged memory and writes the
+          record again under the same id (``record_id`` names the memory's ``updated_at``, unchanged,
+          not the run's now, which a later run does not share), replacing it rather than adding a
+          second (nor counting it twice), then makes the change. (Only if the memory is restated in
+          between, or a later run is given an earlier ``--now``, does that record stay without its
+          change.) Between a write and its counter (``aging_event_count`` after the record,
+          ``memory_count`` after a removal): that counter one behind until the next start-up's
+          recount. The cached copy is the process's own: it goes with it.
+        """
         stamp = written_by()
         after = _compressed(doc, {"updated_at": utc_now(), "written_by": stamp}) if found is COMPRESS else None
         record = {

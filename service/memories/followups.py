@@ -1,23 +1,10 @@
 """Following up on recommendations: were they played? (``memory_log_plays``,
 ``memory_validate_recommendation``, ``memory_open_followups``.)
 
-Matching a recommendation against the plays, exactly:
-
-1. The memory's entities are folded as everywhere in memories (case, diacritics, "the"). A play
-   is a *candidate* if its folded artist, album or track equals a folded entity.
-2. Entities equal to some candidate's artist are *artist entities*; the others are *work
-   entities* (albums, tracks, or names the plays never mention).
-3. If any play ever matches a work entity on its album or track (and, when there are artist
-   entities, is by one of those artists), only such plays count: ``matched_on`` "work". A
-   recommendation of "Odessey and Oracle" by "The Zombies" counts plays of that album, not every
-   Zombies song. Otherwise the plays of the artist entities count: ``matched_on`` "artist" (the
-   work itself was never played: the suggestion says so). No candidate at all: ``matched_on``
-   null and every count 0.
-4. Counted plays at or after the recommendation's ``timestamp`` are ``plays_since_rec``, earlier
-   ones ``plays_before_rec`` (``user_heard_before`` when there are any).
-
-A validation marks the memory ``validated_at`` the first time (later ones change nothing), which
-takes it off the open follow-ups; the answer itself is computed afresh from the plays each time.
+A recommendation is matched against the plays exactly, on folded names: by the work it names when
+that was ever played, else by its artist (``count_plays`` gives the rules). A validation marks the
+memory ``validated_at`` the first time (later ones change nothing), which takes it off the open
+follow-ups; the answer itself is computed afresh from the plays each time.
 """
 
 from __future__ import annotations
@@ -161,8 +148,21 @@ class FollowUpService:
 
 
 async def count_plays(db: Database, user_id: int, entities: list[str], since: datetime) -> Counted:
-    """The plays that speak for a recommendation of ``entities`` made at ``since`` (the rules
-    in the module docstring)."""
+    """The plays that speak for a recommendation of ``entities`` made at ``since``, matched exactly:
+
+    1. The memory's entities are folded as everywhere in memories (case, diacritics, "the"). A play
+       is a *candidate* if its folded artist, album or track equals a folded entity.
+    2. Entities equal to some candidate's artist are *artist entities*; the others are *work
+       entities* (albums, tracks, or names the plays never mention).
+    3. If any play ever matches a work entity on its album or track (and, when there are artist
+       entities, is by one of those artists), only such plays count: ``matched_on`` "work". A
+       recommendation of "Odessey and Oracle" by "The Zombies" counts plays of that album, not every
+       Zombies song. Otherwise the plays of the artist entities count: ``matched_on`` "artist" (the
+       work itself was never played: the suggestion says so). No candidate at all: ``matched_on``
+       null and every count 0.
+    4. Counted plays at or after the recommendation's ``timestamp`` are ``plays_since_rec``, earlier
+       ones ``plays_before_rec`` (``user_heard_before`` when there are any).
+    """
     names: dict[str, str] = {}  # folded entity → its first spelling in the memory
     for entity in entities:
         names.setdefault(folded_entity(entity), entity)

@@ -5,17 +5,7 @@ Storage: one bucket document per (user, UTC month of ``played_at``), split into 
 once a part holds ``PLAYS_PER_BUCKET`` plays, so years of listening are a few dozen documents and
 no document nears MongoDB's 16 MB limit (5,000 plays of the longest allowed names: ~4.5 MB).
 Plays inside a part are ordered by ``played_at``; parts of a month are not ordered between them.
-
-Identity: a play is (artist, track, played_at) with artist and track folded as memory entities
-are (case, diacritics, "the": ``folded_entity``; no track is "") and played_at to the
-millisecond. Sources overlap (the same scrobble read twice, a recently-played list fetched again),
-so a play already stored, or repeated within the call, is not stored again but counted as a
-duplicate; that also makes a retried call harmless. Only the stored plays of the same months
-and the same instants are folded to compare, so a call's cost follows what it sends.
-
-Writes are optimistic: a part is replaced only if it still holds the plays it was read with (its
-size: plays are only ever added), and a new part only if nobody created it meanwhile; otherwise
-the month is read and merged again. The caller serialises calls of one user in this process.
+A play already stored is counted as a duplicate, not stored again (``log_plays``: which is the same).
 """
 
 from __future__ import annotations
@@ -85,7 +75,14 @@ def checked_plays(plays: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 async def log_plays(db: Database, user_id: int, plays: list[dict[str, Any]]) -> dict[str, Any]:
-    """Store the plays not stored yet; returns ``{user_id, logged, duplicates}``."""
+    """Store the plays not stored yet; returns ``{user_id, logged, duplicates}``.
+
+    Identity: a play is (artist, track, played_at) with artist and track folded as memory entities
+    are (case, diacritics, "the": ``folded_entity``; no track is "") and played_at to the
+    millisecond. Sources overlap (the same scrobble read twice, a recently-played list fetched
+    again), so a play already stored, or repeated within the call, is not stored again but counted
+    as a duplicate; that also makes a retried call harmless. Only the stored plays of the same
+    months and the same instants are folded to compare, so a call's cost follows what it sends."""
     fresh: dict[PlayKey, dict[str, Any]] = {}
     for play in checked_plays(plays):
         fresh.setdefault(play_key(play), play)  # the first of a repeated play within the call is kept
@@ -99,6 +96,10 @@ async def log_plays(db: Database, user_id: int, plays: list[dict[str, Any]]) -> 
 
 
 async def _store_month(db: Database, user_id: int, month: str, new: dict[PlayKey, dict[str, Any]]) -> int:
+    """Writes are optimistic: a part is replaced only if it still holds the plays it was read with
+    (its size: plays are only ever added), and a new part only if nobody created it meanwhile;
+    otherwise the month is read and merged again. The caller serialises calls of one user in this
+    process."""
     written: set[PlayKey] = set()  # by this call: found stored again after a refused write, still ours
     for _ in range(WRITE_ATTEMPTS):
         parts = await db.plays.find({"user_id": user_id, "month": month}, sort=[("part", 1)])

@@ -1,17 +1,9 @@
 """Ranking memories for ``memory_query``: by how well they match, then importance, then recency.
 
-``entity`` matches the memory's entities fuzzily, the way the track resolver compares names:
-folded words, a leading "the" ignored, the same stem ("zombie"/"zombies"), a word typed in part
-or with a typo within budget. An entity matches when most of the asked words are found in one of
-the memory's entities; its score also counts how much of that entity was asked for, so "zombies"
-ranks "The Zombies" above "Zombies Tribute Band". ``text`` matches the summary and the entities
-by stemmed words: the share of the asked words present. Both given, a memory must match both.
-
-With search by meaning on, ``text`` also reaches what it means: an asked word missing from a
-memory counts by the similarity of the memory's nearest word to it ("sax" finds "saxophone"), the
-text part averages that share with the memory's similarity to the whole text, and a memory none
-of the asked words reached is admitted when that similarity clears the search floor; its row says
-``matched_by: "meaning"``.
+``entity`` matches the memory's entities fuzzily, the way the track resolver compares names
+(``entity_score``); ``text`` matches the summary and the entities by stemmed words: the share of
+the asked words present. Both given, a memory must match both. With search by meaning on, ``text``
+also reaches what it means (``ranked``); such a row says ``matched_by: "meaning"``.
 """
 
 from __future__ import annotations
@@ -70,6 +62,10 @@ def _vocabulary_matches(index: MemoryIndex, asked: list[str]) -> dict[str, dict[
 
 
 def entity_score(asked: list[str], memory: Analysed, matches: dict[str, dict[str, float]]) -> float:
+    """Names compared as folded words, a leading "the" ignored, the same stem ("zombie"/"zombies"),
+    a word typed in part or with a typo within budget. An entity matches when most of the asked
+    words are found in one of the memory's entities; its score also counts how much of that entity
+    was asked for, so "zombies" ranks "The Zombies" above "Zombies Tribute Band"."""
     total = sum(weight(a) for a in asked)
     best = 0.0
     for entity in memory.entity_words:
@@ -134,7 +130,12 @@ def ranked(
     meaning: Meaning | None = None,
 ) -> list[tuple[float, dict[str, Any], bool]]:
     """(score, stored memory, found by meaning alone) best first; score 1.0 when nothing but
-    filters was asked. ``meaning``: what ``text`` means among the user's memories, if on."""
+    filters was asked. ``meaning``: what ``text`` means among the user's memories, if on.
+
+    With meaning, an asked word missing from a memory counts by the similarity of the memory's
+    nearest word to it ("sax" finds "saxophone"), the text part averages that share with the
+    memory's similarity to the whole text, and a memory none of the asked words reached is admitted
+    when that similarity clears the search floor."""
     asked = words(entity) if entity else []
     if entity and not asked:
         asked = [w for w in entity.casefold().split() if w]

@@ -1,23 +1,10 @@
-"""Pairwise choices (issue 12, seed 003: "pairwise > unary"): "chose A over B" as a preference event.
+"""Pairwise choices (seed 003: "pairwise > unary"): "chose A over B" as a preference event.
 
 Stored through the ordinary preference-event write path (so it is audited, counted, searchable,
 exported, imported and forgotten like any event), as type ``feedback`` — the PRD's event types are
-a closed enum that real-MongoDB validators enforce — with ``source`` "user" and a payload that marks
-it a choice::
-
-    {"choice": {"kind": "artist", "chose": {"name": "Nightwish"}, "over": {"name": "Epica"},
-                "dimensions": ["vocals"]},
-     "raw_text": "Chose artist \\"Nightwish\\" over \\"Epica\\" (vocals)",
-     "context": "late-night symphonic metal"}
-
-``kind`` is track | artist | playlist (the same on both sides); a side names ``id`` (a track or
-playlist ID), ``name`` or both. An event is a choice when its type is ``feedback`` and its payload
-holds a ``choice`` of that shape (``choice_of``); anything else is left alone.
-
-Tally (for the context block): a side's subject is (kind, ``id`` as written when it has one, else
-the folded ``name``, folded as memories fold entities). Per subject: wins (times chosen), losses
-(times passed over), the subjects it beat and lost to (newest first) and its newest choice.
-``tally`` is a pure function of the events, so the block is the same for the same store.
+a closed enum that real-MongoDB validators enforce — with ``source`` "user" and a payload that
+marks it a choice (``choice_payload``). An event is a choice when its type is ``feedback`` and its
+payload holds a ``choice`` of that shape (``choice_of``); anything else is left alone.
 """
 
 from __future__ import annotations
@@ -47,7 +34,15 @@ def choice_payload(
     chose: dict[str, Any], over: dict[str, Any], dimensions: list[str] | None, context: str | None
 ) -> dict[str, Any]:
     """The event payload for one choice; INVALID_ARGUMENT for sides of different kinds, a side
-    with neither id nor name, or the same subject on both sides."""
+    with neither id nor name, or the same subject on both sides::
+
+        {"choice": {"kind": "artist", "chose": {"name": "Nightwish"}, "over": {"name": "Epica"},
+                    "dimensions": ["vocals"]},
+         "raw_text": "Chose artist \\"Nightwish\\" over \\"Epica\\" (vocals)",
+         "context": "late-night symphonic metal"}
+
+    ``kind`` is track | artist | playlist (the same on both sides); a side names ``id`` (a track or
+    playlist ID), ``name`` or both."""
     if chose["kind"] != over["kind"]:
         raise InvalidArgument("chose and over must be of the same kind", {"field": "over"})
     kind = chose["kind"]
@@ -120,7 +115,12 @@ class Standing:
 
 
 def tally(events: Iterable[dict[str, Any]]) -> dict[tuple[str, str], Standing]:
-    """Standings per subject over the choice events (others are ignored), newest events first."""
+    """Standings per subject over the choice events (others are ignored), newest events first.
+
+    A side's subject is (kind, ``id`` as written when it has one, else the folded ``name``, folded
+    as memories fold entities). Per subject: wins (times chosen), losses (times passed over), the
+    subjects it beat and lost to (newest first) and its newest choice. A pure function of the
+    events, so the context block is the same for the same store."""
     choices = [(e, c) for e in events if (c := choice_of(e)) is not None]
     choices.sort(
         key=lambda ec: (as_utc(ec[0]["timestamp"]), ec[0].get("recorded_ns") or 0, str(ec[0]["_id"])), reverse=True

@@ -1,24 +1,11 @@
 """Stored supersession marks: ``superseded_by`` on a like/dislike event that a newer one of the same
-subject replaces (issue 12).
+subject replaces.
 
 The rule is ``service.profiles.opinions.superseded``, a pure function of the user's like/dislike events;
 readers (the context block, ``memory_explain``) keep applying it at read time, so a mark never
 decides what an agent sees. The stored mark is for operators (``db.preference_events.find({user_id:
 1, superseded_by: {$exists: false}})`` lists the opinions in force) and for ``rederive``, which
 checks it. It is derived data: the export leaves it out and an import recomputes it.
-
-Forgetting an event and an import recompute the user's marks whole (``mark_superseded``: it reads
-every like and dislike of the user). An append touches only its subject's chain: the event before
-it (now superseded by it) and itself (superseded by the one after, if it was back-dated). On the
-embedded engine, which one process owns, the chains are kept per user in memory (``Chains``: built
-from one read on the user's first opinion, dropped whenever the user's data changes around the
-write path), so an append costs two writes however many opinions the user has; a whole
-recomputation per like made loading 2,400 events five times slower. On MongoDB another process may
-write, so nothing is kept and an append recomputes the user's marks from one indexed read.
-
-Recomputations and appends for one user are serialised here (``marks_held``): the one that runs
-last read every event committed before it, and the marks converge. Two server processes on one
-MongoDB are not serialised; a mark one of them left stale is what ``rederive`` reports and repairs.
 """
 
 from __future__ import annotations
@@ -51,6 +38,9 @@ _LOCKS = UserLocks()
 
 @asynccontextmanager
 async def marks_held(user_id: int) -> AsyncIterator[None]:
+    """Recomputations and appends for one user are serialised here: the one that runs last read
+    every event committed before it, and the marks converge. Two server processes on one MongoDB are
+    not serialised; a mark one of them left stale is what ``rederive`` reports and repairs."""
     async with _LOCKS.held(user_id):
         yield
 
@@ -165,7 +155,14 @@ async def _build(db: Database, user_id: int) -> dict[str, list[Place]]:
 
 async def opinion_appended(db: Database, user_id: int, event_id: str) -> None:
     """After a like/dislike is stored: the event before it in its subject's order is superseded by
-    it, and it by the one after (if any)."""
+    it, and it by the one after (if any: it was back-dated).
+
+    On the embedded engine, which one process owns, the chains are kept per user in memory
+    (``Chains``: built from one read on the user's first opinion, dropped whenever the user's data
+    changes around the write path), so an append costs two writes however many opinions the user
+    has; a whole recomputation per like made loading 2,400 events five times slower. On MongoDB
+    another process may write, so nothing is kept and an append recomputes the user's marks from one
+    indexed read. Forgetting an event and an import recompute the user's marks whole (``remark``)."""
     async with marks_held(user_id):
         if db.engine != "embedded":
             await mark_superseded(db, user_id)

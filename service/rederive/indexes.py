@@ -3,11 +3,10 @@
 Both exist only in a process that serves the embedded engine, built from the records on a user's
 first use and then kept current by every write; nothing of them is stored. So a ``rederive`` run
 from the command line (its own process) holds none: it reports ``not_held``, and what it could
-compare is what the next server builds from the very records it checked. A process that does hold
-a user's index (a running service, the tests) builds a fresh one from the store and compares
-entries, term weights and, with search by meaning on, each entry's vector; a difference drops the held one, which the next use builds again from
-the records. On real MongoDB the ``$text`` indexes are the server's own (``server_maintained``)
-and the memories are read anew on every call: there is nothing of ours to compare.
+compare is what the next server builds from the very records it checked. A process that holds a
+user's index compares it with a fresh one built from the store; a difference drops the held one.
+On real MongoDB the ``$text`` indexes are the server's own (``server_maintained``) and the memories
+are read anew on every call: there is nothing of ours to compare.
 """
 
 from __future__ import annotations
@@ -25,7 +24,9 @@ ROUND = 9  # weights are sums of floats: the same terms added in another order m
 
 
 async def check_search_index(search: SearchEngine, user_id: int, write: bool) -> tuple[list[Difference], str]:
-    """(differences, status): ``compared``, ``not_held`` or ``server_maintained``."""
+    """(differences, status): ``compared``, ``not_held`` or ``server_maintained``. Compared: the
+    entries, their term weights and, with search by meaning on, each entry's vector; with ``write``
+    a difference drops the held index, which the next use builds again from the records."""
     if not search.in_memory:
         return [], "server_maintained"
     held = search.held_index(user_id)

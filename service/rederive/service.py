@@ -1,20 +1,11 @@
-"""``rederive`` (issue 12): rebuild every derived view from the canonical records and report each
-difference from what is stored (none, in a healthy store).
+"""``rederive``: rebuild every derived view from the canonical records and report each difference
+from what is stored (none, in a healthy store).
 
 Canonical: the profile's patch history, the preference events, the ledger's history buckets and
-the other records (catalog, memories, plays, aging records, switches). Derived, and checked here,
-per user:
-
-* ``playlist_head``: each playlist document against the projection of its buckets (``heads``);
-* ``counters``: the ``user_stats`` document against counts of the records;
-* ``supersession``: each like/dislike event's ``superseded_by`` against ``rank.superseded``;
-* ``profile``: the stored profile against the replay of its history (``profile``; not checkable
-  once the history cap dropped patches, and reported so);
-* ``search_index`` / ``memory_index``: the in-process indexes, when this process holds them
-  (``indexes``: a CLI run holds none and says so).
-
-Without ``dry_run`` each difference is repaired (the derived view replaces the stored one), so a
-second run reports none. Users are every user with a record or a counter.
+the other records (catalog, memories, plays, aging records, switches); ``Rederiver.rederive_user``
+lists the derived views checked. Without ``dry_run`` each difference is repaired (the derived view
+replaces the stored one), so a second run reports none. Users are every user with a record or a
+counter.
 """
 
 from __future__ import annotations
@@ -73,6 +64,17 @@ class Rederiver:
 
     @unit_of_work
     async def rederive_user(self, user_id: int, dry_run: bool = False) -> dict[str, Any]:
+        """The derived views of one user, each checked against its canonical records:
+
+        * ``playlist_head``: each playlist document against the projection of its buckets (``heads``);
+        * ``counters``: the ``user_stats`` document against counts of the records;
+        * ``supersession``: each like/dislike event's ``superseded_by`` against
+          ``service.profiles.opinions.superseded``;
+        * ``profile``: the stored profile against the replay of its history (``profile``; not checkable
+          once the history cap dropped patches, and reported so);
+        * ``search_index`` / ``memory_index``: the in-process indexes, when this process holds them
+          (``indexes``: a CLI run holds none and says so).
+        """
         write = not dry_run
         found: list[Difference] = []
         not_checked: list[dict[str, Any]] = []

@@ -1,27 +1,12 @@
 """The engine switch. Embedded: an in-memory index per user (mongomock has no ``$text``, and a scan
 per query would not scale), built from that user's documents the first time the user is searched
-and kept up to date by every write from then on. MongoDB: ``$text`` over the weighted text
-indexes, and a typo-tolerant pass over the user's entries when ``$text`` finds nothing. Either way
-a search reads only the caller's user's entries.
+and kept up to date by every write from then on (``SearchEngine``). MongoDB: ``$text`` over the
+weighted text indexes, and a typo-tolerant pass over the user's entries when ``$text`` finds
+nothing. Either way a search reads only the caller's user's entries.
 
-Search by meaning (``semantic``): each held index also keeps the user's vectors
-(``service.search.semantic``). Embedded, the hybrid ranking runs on it (``service.search.hybrid``);
-on MongoDB the index is held for its vectors alone, and ``service.search.mongo_search`` checks
-each hit found by meaning against the store.
-
-Lazy indexes, precisely (embedded engine):
-
-* nothing is indexed at start-up; ``warm_up`` (a background task of the server) may build users
-  one at a time, yielding to the event loop, so first searches are usually already warm;
-* a write to a user whose index is not built changes nothing here: the build reads the store,
-  which already holds the write;
-* a write while that user's index is being built is queued and applied to the finished index,
-  so a build that read the store before the write still ends up with it (every update is
-  idempotent: it sets an entry to what the store now holds);
-* a deleted or re-imported user's index is dropped (a build under way is discarded), and the
-  next search builds it again from what the store then holds;
-* a build yields to the event loop every few milliseconds, so a large user's first search does
-  not stall the other sessions.
+Search by meaning (``semantic``): each held index also keeps the user's vectors; embedded, the
+hybrid ranking runs on it (``service.search.hybrid``); on MongoDB the index is held for its vectors
+alone, and ``service.search.mongo_search`` checks each hit found by meaning against the store.
 """
 
 from __future__ import annotations
@@ -60,6 +45,21 @@ class _Build:
 
 
 class SearchEngine:
+    """Lazy indexes, precisely (embedded engine):
+
+    * nothing is indexed at start-up; ``warm_up`` (a background task of the server) may build users
+      one at a time, yielding to the event loop, so first searches are usually already warm;
+    * a write to a user whose index is not built changes nothing here: the build reads the store,
+      which already holds the write;
+    * a write while that user's index is being built is queued and applied to the finished index,
+      so a build that read the store before the write still ends up with it (every update is
+      idempotent: it sets an entry to what the store now holds);
+    * a deleted or re-imported user's index is dropped (a build under way is discarded), and the
+      next search builds it again from what the store then holds;
+    * a build yields to the event loop every few milliseconds, so a large user's first search does
+      not stall the other sessions.
+    """
+
     def __init__(self, db: Database, semantic: bool = False) -> None:
         self._db = db
         self.in_memory = db.engine == "embedded"

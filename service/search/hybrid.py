@@ -3,12 +3,7 @@
 A calibrated blend rather than reciprocal-rank fusion: on the labelled sets RRF let entries that
 merely sound alike push exact matches down (existing set MRR 1.00 → 0.95), while adding the cosine
 to the normalized lexical score leaves an exact, stemmed, typo or phrase match on top and still
-lifts an entry no query word reaches. A query word that matches nothing as typed (nor as a typo)
-reaches the user's words nearest in meaning instead ("infant" → "baby"), as lexical terms weighted
-by similarity, so field weights and IDF rank those hits as they rank any other.
-
-An entry no query word (nor a typo of one) reached is a hit "by meaning": it is admitted only when
-its similarity clears a floor or a neighbour word reached it, and the hit says so.
+lifts an entry no query word reaches.
 """
 
 from __future__ import annotations
@@ -29,7 +24,13 @@ MEANING_FLOOR = 0.25  # least similarity for an entry reached by meaning alone
 def rank_hybrid(
     index: UserIndex, parsed: ParsedQuery, limit: int, meaning: Meaning
 ) -> list[tuple[float, Entry, set[str], bool]]:
-    """The best ``limit`` entries as (score 0..1, entry, index terms matched, found by meaning only)."""
+    """The best ``limit`` entries as (score 0..1, entry, index terms matched, found by meaning only).
+
+    A query word that matches nothing as typed (nor as a typo) reaches the user's words nearest in
+    meaning instead ("infant" → "baby"), as lexical terms weighted by similarity, so field weights
+    and IDF rank those hits as they rank any other. An entry no query word (nor a typo of one)
+    reached is a hit "by meaning": it is admitted only when its similarity clears ``MEANING_FLOOR``
+    or a neighbour word reached it, and the hit says so."""
     prepared = prepare(index, parsed)
     if prepared is None:
         return []

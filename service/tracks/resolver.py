@@ -1,19 +1,10 @@
 """Scoring a spoken request against one user's catalog.
 
-For each candidate track (one holding a word the request may mean):
-
-* ``qcov`` — how much of the request the track explains: the matched words' similarity, weighted
-  (light words like "of" count a fifth; fillers like "that song" count only when the track has
-  them). It enters squared: a request with a word the track lacks is a poor fit, which is what
-  keeps "stairway to heaven" from resolving to a track merely called "Heaven".
-* ``tcov`` — how much of the title the request covers; a partial title ("viva la something")
-  still fits, a little less (factor 0.55 + 0.45·tcov).
-* Requests that name only an artist (or only an album) fit every track of it equally, capped at
-  0.75 (0.6): the user's own history decides which one, and says so in the reason.
-
-Ranking adds small boosts for tracks the user keeps in playlists or played, then popularity.
-Confidence is the fit, lowered when other songs fit as well and nothing the user did tells them
-apart: a coin flip between two songs stays under 0.5 unless the words alone are certain.
+Each candidate track (one holding a word the request may mean) gets a fit from how much of the
+request it explains and how much of its title the request covers (``_fit``). Ranking adds small
+boosts for tracks the user keeps in playlists or played, then popularity. Confidence is the fit,
+lowered when other songs fit as well and nothing the user did tells them apart: a coin flip between
+two songs stays under 0.5 unless the words alone are certain.
 """
 
 from __future__ import annotations
@@ -104,6 +95,17 @@ def _fit(
     found: dict[str, tuple[float, int]],
     cover: dict[int, dict[str, float]],
 ) -> tuple[float, str]:
+    """(fit, reason) of one candidate track:
+
+    * ``qcov`` — how much of the request the track explains: the matched words' similarity, weighted
+      (light words like "of" count a fifth; fillers like "that song" count only when the track has
+      them). It enters squared: a request with a word the track lacks is a poor fit, which is what
+      keeps "stairway to heaven" from resolving to a track merely called "Heaven".
+    * ``tcov`` — how much of the title the request covers; a partial title ("viva la something")
+      still fits, a little less (factor 0.55 + 0.45·tcov).
+    * Requests that name only an artist (or only an album) fit every track of it equally, capped at
+      0.75 (0.6): the user's own history decides which one, and says so in the reason.
+    """
     counted = [w for w in request if w not in optional or w in found]
     total = sum(weight(w) for w in counted)
     qcov = sum(weight(w) * found[w][0] for w in counted if w in found) / total if total else 0.0

@@ -1,19 +1,8 @@
 """The rules a playlist is checked against: given inline, or read from the taste profile.
 
 Inline rules (``memory_check_playlist``'s ``rules``) are the whole rule set: the profile is not
-read. From a profile:
-
-* ``playlist_rules.max_tracks_per_artist`` → ``max_tracks_per_artist``;
-* ``playlist_rules.target_duration_minutes``: ``{min, max}``, ``{target, tolerance}`` or a number
-  (a target, ± 10 %) → ``target_duration_minutes``;
-* ``playlist_rules.avoid_artists`` / ``avoid_tracks`` / ``avoid_genres`` when present, and the
-  profile's ``avoid`` list: an entry that names an artist or a genre of the user's catalog
-  ("Nickelback", "dubstep") becomes an avoid rule; free text ("over-weighting a single artist in
-  one playlist") is not a machine rule and is left to the assistant;
-* a breather wanted mid-way — ``playlist_rules.arc`` mentioning a breather or break, or
-  ``energy_preferences.break_placement`` "mid…" — → ``breathers {placement: "mid", max_energy: 0.4}``.
-
-Duplicates are always checked unless ``no_duplicates`` is false.
+read. Otherwise ``from_profile`` maps the profile's playlist rules, avoid list and energy
+preferences onto the same rules. Duplicates are always checked unless ``no_duplicates`` is false.
 """
 
 from __future__ import annotations
@@ -75,8 +64,19 @@ def normalised_inline(rules: dict[str, Any]) -> dict[str, Any]:
 
 
 def from_profile(profile: dict[str, Any], catalog_artists: set[str], catalog_genres: set[str]) -> dict[str, Any]:
-    """The rules a stored profile asks for (see the module docstring); the catalog's folded
-    artist and genre names decide which free-text avoid entries are machine rules."""
+    """The rules a stored profile asks for; the catalog's folded artist and genre names decide which
+    free-text avoid entries are machine rules:
+
+    * ``playlist_rules.max_tracks_per_artist`` → ``max_tracks_per_artist``;
+    * ``playlist_rules.target_duration_minutes``: ``{min, max}``, ``{target, tolerance}`` or a number
+      (a target, ± 10 %) → ``target_duration_minutes``;
+    * ``playlist_rules.avoid_artists`` / ``avoid_tracks`` / ``avoid_genres`` when present, and the
+      profile's ``avoid`` list: an entry that names an artist or a genre of the user's catalog
+      ("Nickelback", "dubstep") becomes an avoid rule; free text ("over-weighting a single artist in
+      one playlist") is not a machine rule and is left to the assistant;
+    * a breather wanted mid-way — ``playlist_rules.arc`` mentioning a breather or break, or
+      ``energy_preferences.break_placement`` "mid…" — → ``breathers {placement: "mid", max_energy: 0.4}``.
+    """
     rules = profile.get("playlist_rules") if isinstance(profile.get("playlist_rules"), dict) else {}
     inline: dict[str, Any] = {}
     limit = rules.get("max_tracks_per_artist")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from service.memories.plays import plays_per_track
 from service.storage.database import Database
 
 
@@ -35,9 +36,6 @@ async def kept_counts(db: Database, user_id: int) -> Counter[str]:
 async def played_counts(db: Database, user_id: int) -> Counter[str]:
     """Plays per track_id logged with ``memory_log_plays`` (plays logged without a track_id
     name no catalog track and are not counted)."""
-    # Imported here: the memories package folds names with this package's text module.
-    from service.memories.plays import plays_per_track
-
     return await plays_per_track(db, user_id)
 
 

@@ -3,11 +3,10 @@
 The export is a sequence of pieces in a fixed order (profile, preference events, then each
 playlist's header, snapshots and events by sequence, then the track catalog and the confirmed
 track choices, then typed memories, play buckets and aging records; exports made before the later
-sections existed import as before). A piece larger than a part travels as
-``chunks``: consecutive slices of its JSON text, joined and parsed by the importer. It holds no derivable data: the playlist
-document, idempotency claims, the events' ``superseded_by`` marks and indexes are rebuilt on import. A tool answer carries one
-*part* of at most ``export_part_bytes``; the cursor names the last piece sent and the moment of
-the first part, so later parts neither repeat nor skip anything recorded by then.
+sections existed import as before). It holds no derivable data: the playlist document, idempotency
+claims, the events' ``superseded_by`` marks and indexes are rebuilt on import. A tool answer
+carries one *part* of at most ``export_part_bytes``; the cursor names the last piece sent and the
+moment of the first part, so later parts neither repeat nor skip anything recorded by then.
 """
 
 from __future__ import annotations
@@ -48,7 +47,8 @@ def _size(body: dict[str, Any]) -> int:
 
 
 def _fit(section: str, key: list[Any], body: dict[str, Any], budget: int, pid: str | None = None) -> list[Piece]:
-    """The piece itself, or, if it is larger than a part, consecutive text chunks of its JSON."""
+    """The piece itself, or, if it is larger than a part, consecutive text chunks of its JSON
+    (``chunks`` in the export), which the importer joins and parses."""
     if _size(body) <= budget:
         return [(section, key, body)]
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))

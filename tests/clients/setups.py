@@ -1,10 +1,11 @@
-"""Read the client setups out of README.md, as each client would read them.
+"""Read the client setups out of docs/CLIENTS.md and README.md, as each client would read them.
 
 A snippet sits between ``<!-- client:NAME -->`` and ``<!-- /client -->`` in one fenced block: JSON
 configuration files (Claude Desktop, Cursor: ``mcpServers``; VS Code: ``servers`` with ``type``) or
 shell commands (``claude mcp add``, ``npx @modelcontextprotocol/inspector``). Each server entry
 becomes a ``Launch``: a stdio command to run, or a URL to connect to. The only things a test may
-change are the placeholders the README tells the reader to change (``PLACEHOLDER``) and the port.
+change are the placeholders the docs tell the reader to change (``PLACEHOLDER``) and the port. A
+client may appear in both files (the README shows one); its two snippets must then be the same.
 """
 
 from __future__ import annotations
@@ -16,7 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+CLIENTS_DOC = ROOT / "docs" / "CLIENTS.md"
+SOURCES = (CLIENTS_DOC, README)
 PLACEHOLDER = "/path/to/taste-memory"
 _SNIPPET = re.compile(r"<!-- client:([a-z0-9-]+) -->\s*```(\w+)\n(.*?)```\s*<!-- /client -->", re.DOTALL)
 # A config entry's "type" (VS Code, Claude Code) or the URL path (Cursor guesses) -> serve --transport.
@@ -39,12 +43,30 @@ class Launch:
         return urlsplit(self.url).port if self.url else None
 
 
-def snippets(text: str | None = None) -> dict[str, tuple[str, str]]:
-    """client name -> (fence language, body)."""
-    found = _SNIPPET.findall(README.read_text() if text is None else text)
+def _snippets_in(text: str, where: str) -> dict[str, tuple[str, str]]:
+    found = _SNIPPET.findall(text)
     names = [name for name, _, _ in found]
-    assert len(names) == len(set(names)), f"a client snippet appears twice: {names}"
+    assert len(names) == len(set(names)), f"{where}: a client snippet appears twice: {names}"
     return {name: (language, body) for name, language, body in found}
+
+
+def snippets(text: str | None = None) -> dict[str, tuple[str, str]]:
+    """client name -> (fence language, body), from ``text`` or from every file in ``SOURCES``."""
+    if text is not None:
+        return _snippets_in(text, "text")
+    merged: dict[str, tuple[str, str]] = {}
+    for path in SOURCES:
+        for name, snippet in _snippets_in(path.read_text(), path.name).items():
+            assert merged.get(name, snippet) == snippet, (
+                f"{path.name}: the {name} snippet differs from {CLIENTS_DOC.name}'s"
+            )
+            merged[name] = snippet
+    return merged
+
+
+def snippets_by_file() -> dict[str, dict[str, tuple[str, str]]]:
+    """file name -> its snippets, for checks of where each snippet is shown."""
+    return {path.name: _snippets_in(path.read_text(), path.name) for path in SOURCES}
 
 
 def _url_launch(client: str, name: str, url: str, declared: str | None, argv: list[str] | None = None) -> Launch:
@@ -119,7 +141,7 @@ def from_shell(client: str, body: str) -> list[Launch]:
 
 
 def launches() -> list[Launch]:
-    """Every server entry of every client snippet in the README."""
+    """Every server entry of every client snippet in the docs."""
     found = []
     for client, (language, body) in snippets().items():
         found.extend(from_config(client, body) if language == "json" else from_shell(client, body))

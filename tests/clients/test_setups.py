@@ -1,8 +1,9 @@
-"""The README's client setups (issue 13), each started exactly as its snippet says.
+"""The documented client setups, each started exactly as its snippet says.
 
-tests/clients/setups.py reads the snippets the way the clients read them. A stdio entry runs its
+tests/clients/setups.py reads the snippets (docs/CLIENTS.md, and the one the README shows) the way
+the clients read them. A stdio entry runs its
 own command, arguments and environment under the Python SDK's stdio client; a URL entry gets
-``memory-service serve`` with the transport its path names, on a free port in place of the README's
+``memory-service serve`` with the transport its path names, on a free port in place of the docs'
 8765, and the matching Python client at that URL. Entries that launch the same way are checked once
 (every stdio snippet is the same command). The Inspector's lines also run through the Inspector CLI
 itself, pinned in tests/clients/inspector, when node and npm are there.
@@ -23,7 +24,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from service.settings import Settings
 from tests.clients.node_package import INSPECTOR, skip_without_node
-from tests.clients.setups import PLACEHOLDER, Launch, launches, snippets
+from tests.clients.setups import PLACEHOLDER, Launch, launches, snippets, snippets_by_file
 from tests.e2e.server_process import (
     CALL_TIMEOUT,
     WireCaller,
@@ -57,16 +58,19 @@ def _id(group: list[Launch]) -> str:
 
 
 def placed(word: str, data_dir: Path) -> str:
-    """The README's placeholders, as its text tells the reader to fill them in; nothing else changes."""
+    """The docs' placeholders, as their text tells the reader to fill them in; nothing else changes."""
     if PLACEHOLDER not in word:
         return word
     replaced = word.replace(f"{PLACEHOLDER}/.venv/bin/memory-service", str(SERVICE_BIN))
     replaced = replaced.replace(f"{PLACEHOLDER}/data", str(data_dir))
-    assert PLACEHOLDER not in replaced, f"a placeholder the README does not explain: {word}"
+    assert PLACEHOLDER not in replaced, f"a placeholder the docs do not explain: {word}"
     return replaced
 
 
-def test_the_readme_sets_up_every_client_over_stdio_and_http() -> None:
+def test_the_docs_set_up_every_client_over_stdio_and_http() -> None:
+    by_file = snippets_by_file()
+    assert set(by_file["CLIENTS.md"]) == CLIENTS, "docs/CLIENTS.md shows every client"
+    assert set(by_file["README.md"]) == {"claude-code"}, "the README shows one client and points to docs/CLIENTS.md"
     assert set(snippets()) == CLIENTS
     kinds = {(launch.client, "stdio" if launch.command else "http") for launch in launches()}
     assert kinds == {(client, kind) for client in CLIENTS for kind in ("stdio", "http")} - {("claude-desktop", "http")}

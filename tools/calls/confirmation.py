@@ -1,16 +1,9 @@
-"""Confirmation by the user before destruction (issue 13): ``memory_delete_user_data``,
-``memory_forget`` and ``memory_import_user_data`` ask the person, through MCP elicitation, when the
-client declares it can ask; ``confirm: true`` in the arguments is the model's word, this is the
-user's. Declined, cancelled or unanswered: nothing happens and the call answers ``CONFLICT`` with
-``details.reason`` ``"declined"`` / ``"cancelled"`` / ``"unanswered"``. A client without the
-capability keeps the PRD's contract: the ``confirm: true`` argument alone.
-
-Two wire forms, as the SDK's own resolvers do it (``mcp.server.mcpserver.resolve``): up to
-protocol 2025-11-25 the question is an ``elicitation/create`` request sent mid-call; from
-2026-07-28 the call answers an ``InputRequiredResult`` holding the question, and the client retries
-it with the answer (``input_responses``) and the echoed ``request_state``, a digest of the question,
-so an answer counts only for the question that was shown (another user id, another item: asked
-again).
+"""Confirmation by the user before destruction: ``memory_delete_user_data``, ``memory_forget`` and
+``memory_import_user_data`` ask the person, through MCP elicitation, when the client declares it
+can ask; ``confirm: true`` in the arguments is the model's word, this is the user's. Declined,
+cancelled or unanswered: nothing happens and the call answers ``CONFLICT`` with ``details.reason``
+``"declined"`` / ``"cancelled"`` / ``"unanswered"``. A client without the capability keeps the
+PRD's contract: the ``confirm: true`` argument alone.
 """
 
 from __future__ import annotations
@@ -96,7 +89,14 @@ def _unanswered() -> NotConfirmedByUser:
 async def confirmed_by_user(prd_name: str, arguments: dict[str, Any], context: Any) -> InputRequiredResult | None:
     """None when the call may go ahead (the user said yes, or cannot be asked); the question to
     return to the client when it must first be asked (2026-07-28); ``NotConfirmedByUser`` when the
-    user did not say yes."""
+    user did not say yes.
+
+    Two wire forms, as the SDK's own resolvers do it (``mcp.server.mcpserver.resolve``): up to
+    protocol 2025-11-25 the question is an ``elicitation/create`` request sent mid-call; from
+    2026-07-28 the call answers an ``InputRequiredResult`` holding the question, and the client
+    retries it with the answer (``input_responses``) and the echoed ``request_state``, a digest of
+    the question, so an answer counts only for the question that was shown (another user id,
+    another item: asked again)."""
     ask = ASKS.get(prd_name)
     if ask is None or not can_ask(context):
         return None

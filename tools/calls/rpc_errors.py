@@ -1,11 +1,6 @@
 """How a refused resource read (or subscription) answers: a JSON-RPC error, since a resource has
-no envelope.
-
-The JSON-RPC code says whose problem it is: ``-32602`` (invalid params) for the URI itself, a
-malformed one or one naming nothing this caller may read (the code the MCP specification gives a
-missing resource); ``-32600`` (invalid request) for the caller's standing (no valid token, rate
-limited); ``-32603`` for the server's own failure. ``data.code`` is the PRD error code, so a client
-branches the same way it does on a tool's envelope.
+no envelope; ``data.code`` is the PRD error code, so a client branches the same way it does on a
+tool's envelope.
 
 Another user's resource, a user who has nothing, and a playlist that is not logged all answer
 ``NOT_FOUND`` with one message: the answer says nothing about what anyone else stores.
@@ -23,6 +18,10 @@ from tools.calls.envelope import error_code, from_exception
 
 NOT_FOUND_MESSAGE = "resource not found"
 
+# The JSON-RPC code says whose problem it is: -32602 (invalid params) for the URI itself, a malformed
+# one or one naming nothing this caller may read (the code the MCP specification gives a missing
+# resource); -32600 (invalid request) for the caller's standing (no valid token, rate limited);
+# -32603 for the server's own failure.
 _RPC_CODES = {
     "INVALID_ARGUMENT": INVALID_PARAMS,
     "NOT_FOUND": INVALID_PARAMS,

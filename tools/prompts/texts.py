@@ -1,4 +1,4 @@
-"""The five playbook prompts (issue 13): which tools to call, in which order, for each flow.
+"""The five playbook prompts: which tools to call, in which order, for each flow.
 
 The PRD playbook (§10) is also the server's instructions; these are the same flows as a user picks
 them in a client (a slash command), with the user's arguments filled in. They embed no stored

@@ -1,15 +1,6 @@
 """Resource subscriptions: who asked to hear about which ``memory://`` URI, and telling them after a
 write. One object per server process, so a write through any session reaches every subscriber.
 
-Two protocol eras, one table of interest:
-- up to protocol 2025-11-25 (the SSE transport, the TypeScript SDK): ``resources/subscribe`` and
-  ``resources/unsubscribe``, answered here (the SDK's MCPServer serves neither), and a
-  ``notifications/resources/updated`` on the subscriber's connection; a connection's
-  subscriptions go when it closes;
-- 2026-07-28 (``subscriptions/listen``, served by the SDK): a listen stream names its URIs up
-  front; the gate below checks and records them while the stream is open, and a change is
-  published on the SDK's bus, which delivers it to the streams that named that URI.
-
 Subscribing passes the gates of a read that need no storage: a valid token within its rate, a URI
 of ours, a user the token covers (refused as the read's ``NOT_FOUND``). A subscription to a
 playlist not logged yet is accepted: it is told when the playlist is created.
@@ -50,6 +41,17 @@ class _Subscriber:
 
 
 class Subscriptions:
+    """Two protocol eras, one table of interest:
+
+    - up to protocol 2025-11-25 (the SSE transport, the TypeScript SDK): ``resources/subscribe`` and
+      ``resources/unsubscribe``, answered here (the SDK's MCPServer serves neither), and a
+      ``notifications/resources/updated`` on the subscriber's connection; a connection's
+      subscriptions go when it closes;
+    - 2026-07-28 (``subscriptions/listen``, served by the SDK): a listen stream names its URIs up
+      front; ``_listen_gate`` checks and records them while the stream is open, and a change is
+      published on the SDK's bus, which delivers it to the streams that named that URI.
+    """
+
     def __init__(self) -> None:
         self.bus = InMemorySubscriptionBus()  # give it to MCPServer(subscriptions=...): listen streams hang on it
         self._pipeline: CallPipeline | None = None

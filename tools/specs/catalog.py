@@ -195,16 +195,16 @@ PRD_SPECS: list[ToolSpec] = [
 TOOL_SPECS: list[ToolSpec] = (
     PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS + FOLLOWUP_SPECS + IMPORT_SPECS + CONTROL_SPECS
 )
-TOOL_SPECS += CONTEXT_SPECS  # issue 12: the memory block for the prompt
-TOOL_SPECS += FORGET_SPECS  # issue 12: forget one item
-TOOL_SPECS += PROVENANCE_SPECS  # issue 12: pairwise choices and provenance
+TOOL_SPECS += CONTEXT_SPECS  # the memory block for the prompt
+TOOL_SPECS += FORGET_SPECS  # forget one item
+TOOL_SPECS += PROVENANCE_SPECS  # pairwise choices and provenance
 
 
 def _names(*groups: list[ToolSpec]) -> frozenset[str]:
     return frozenset(spec.prd_name for group in groups for spec in group)
 
 
-# MEMORY_TOOLSETS (issue 13): a deployment lists only the tools it needs, since every listed tool
+# MEMORY_TOOLSETS: a deployment lists only the tools it needs, since every listed tool
 # costs the model context. ``core`` is the PRD contract (its eleven memory tools and
 # ops.list_users); ops.list_users is in ``ops`` too. Every tool is in at least one toolset.
 TOOLSETS: dict[str, frozenset[str]] = {

@@ -1,4 +1,4 @@
-"""The memory block for the prompt (issue 12): ``memory_get_context``."""
+"""The memory block for the prompt: ``memory_get_context``."""
 
 from __future__ import annotations
 

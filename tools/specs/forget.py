@@ -1,4 +1,4 @@
-"""Forget one item (issue 12): a preference event, memory, play, playlist or profile field."""
+"""Forget one item: a preference event, memory, play, playlist or profile field."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pairwise choices and provenance (issue 12): ``memory_record_choice`` and ``memory_explain``."""
+"""Pairwise choices and provenance: ``memory_record_choice`` and ``memory_explain``."""
 
 from __future__ import annotations
 

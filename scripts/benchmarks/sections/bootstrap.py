@@ -1,5 +1,5 @@
 """Bootstrap: ``ops_list_users``, the playbook's first call, at 50 realistic users and at 1,000
-small users (issue 9: p95 ≤ 5 ms in process at both)."""
+small users (the scale target: p95 ≤ 5 ms in process at both)."""
 
 from __future__ import annotations
 

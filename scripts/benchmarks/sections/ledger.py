@@ -168,7 +168,7 @@ async def run(ctx: Run) -> None:
         table.add(label, cells)
     table = report.section(
         "ledger-moves",
-        "Ledger moves on the same histories, in process (issue 10)",
+        "Ledger moves on the same histories, in process",
         ["ledger moves row", "tracks / mutations", *[f"{m} {q}" for m in MOVES for q in ("p50", "p95")]],
         f"The playlists of the tables above, after their MCP writes, through the in-process MCP client: up to "
         f"{plan.ledger_samples} `memory_undo_last_mutation` calls (each walks back one more change; it reads "

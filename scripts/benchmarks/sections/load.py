@@ -1,6 +1,6 @@
 """Load: 32 concurrent SSE sessions, a mixed workload with exports and deletes; errors, timeouts,
 latency per kind of call and the server's event-loop lag, first paced (agents pausing between
-calls, judged against issue 9: 0 errors, 0 timeouts, read p95 ≤ 50 ms, lag p99 ≤ 50 ms), then
+calls, judged against the load target: 0 errors, 0 timeouts, read p95 ≤ 50 ms, lag p99 ≤ 50 ms), then
 saturated (no pauses: throughput, and whether long calls still finish under pressure).
 
 Why two phases: with no pause, each session sends its next call the moment the last answers, so

@@ -1,4 +1,4 @@
-"""Ledger moves on the ledger section's long histories: undo, redo, resync, diff, fork (issue 10)."""
+"""Ledger moves on the ledger section's long histories: undo, redo, resync, diff, fork."""
 
 from __future__ import annotations
 

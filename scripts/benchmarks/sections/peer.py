@@ -1,5 +1,5 @@
 """Peer: the reference MCP memory server against this service, both over stdio, same client,
-same data, same run (issue 9: search faster per call at 1k and at 10k items)."""
+same data, same run (the target: store and search faster per call at 1k and at 10k items)."""
 
 from __future__ import annotations
 
@@ -173,7 +173,7 @@ async def run(ctx: Run) -> None:
         "of type `preference` with the text as observation, written to its MEMORY_FILE_PATH JSONL). "
         "store = one `memory_append_preference_event` vs one `create_entities` call with one entity; "
         "search = `memory_search` (default limit, ranked) vs `search_nodes` (every substring match, unranked), "
-        f"same queries. Up to {plan.peer_iters} calls {warm(plan)}. Anchor (2 cores, issue #5): "
+        f"same queries. Up to {plan.peer_iters} calls {warm(plan)}. Anchor (an earlier run, 2 cores): "
         "reference store 2.05 ms at 1k, 25.7 ms at 10k; search 1.83 ms at 1k, 13.6 ms at 10k.",
     )
     # The probe (an npx run, a few seconds) runs while this process loads the first stores: neither is timed.

@@ -1,5 +1,5 @@
 """Scale: every tool with 1, 10 and 50 realistic users in one store, and the ratio of its
-in-process p50 at 50 users to 1 user (issue 9: no call's cost grows with other users' data)."""
+in-process p50 at 50 users to 1 user (the target: no call's cost grows with other users' data)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ async def run(ctx: Run) -> None:
         "scale-ratio",
         f"Scale ratio: in-process p50 at {many} users / at {few} user",
         ["ratio: tool", f"{few} user p50", f"{many} users p50", "ratio", f"≤ {SCALE_BOUND}×"],
-        "From the table above (same run). Issue 9 target: every tool within "
+        "From the table above (same run). Scale target: every tool within "
         f"{SCALE_BOUND}× of its cost with one user in the store.",
     )
     for tool in TOOLS:

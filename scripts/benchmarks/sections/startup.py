@@ -1,6 +1,6 @@
 """Start-up and memory of ``memory-service serve``: from process start to /healthz, /readyz and the
 first successful tool call, and the resident set size after start-up and after a few calls, on
-stores of 1, 10 and 50 realistic users and of 1,000 small users (issue 9)."""
+stores of 1, 10 and 50 realistic users and of 1,000 small users."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Per tool on one realistic user: in process, over SSE, with 8 and 32 concurrent SSE sessions;
-and each tool's SSE overhead against the trivial tool's (issue 9 target)."""
+and each tool's SSE overhead against the trivial tool's (a target: at most 1.5×)."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def overhead_table(
         "SSE overhead = SSE p50 − in-process p50 of the table above; floor overhead = the same for the trivial "
         "tool, from the `ping` calls interleaved with this tool's (so both figures see the same machine load). "
         "Answer = the envelope as compact JSON, from the last in-process call. "
-        f"The target (issue 9) covers tools whose answer is under {SMALL_ANSWER // 1000} kB.",
+        f"The overhead target covers tools whose answer is under {SMALL_ANSWER // 1000} kB.",
     )
     floors = []
     for tool in TOOLS:

@@ -1,11 +1,6 @@
 """The embedding model: WordLlama's static token embeddings (MIT), shipped inside its wheel, so
 search by meaning needs no download and no network, ever.
 
-WordLlama's loader looks for the bundled tokenizer under ``wordllama/tokenizer/`` while the wheel
-ships ``wordllama/tokenizers/``, and would then try Hugging Face; pointing ``cache_dir`` at the
-package folder makes its second lookup (``<cache_dir>/tokenizers/``) find the bundled file, and
-``disable_download`` turns any miss into an error instead of a download.
-
 One model per process (loading takes about 0.3 s and 60 MB), shared by every user's index; word
 vectors are cached, since a user's vocabulary is embedded once per word, not once per entry.
 """
@@ -41,6 +36,10 @@ class EmbeddingModel:
         threadpool_limits(limits=1, user_api="blas")
         import wordllama  # heavy import, paid only when search by meaning is on
 
+        # WordLlama's loader looks for the bundled tokenizer under wordllama/tokenizer/ while the wheel
+        # ships wordllama/tokenizers/, and would then try Hugging Face; pointing cache_dir at the
+        # package folder makes its second lookup (<cache_dir>/tokenizers/) find the bundled file, and
+        # disable_download turns any miss into an error instead of a download.
         self._model = wordllama.WordLlama.load(
             dim=BUNDLED_DIMENSIONS,
             trunc_dim=dimensions if dimensions < BUNDLED_DIMENSIONS else None,

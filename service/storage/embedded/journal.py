@@ -4,10 +4,9 @@ SQLite (WAL, ``synchronous=FULL``) does the hard part of durability: each commit
 call changed in one transaction before the call is answered, so an acknowledged write survives
 ``kill -9``, and a crash mid-commit leaves the previous state intact.
 
-A row holds one top-level field of one document. A write that names the fields it changed (an
-update's ``$set``/``$push``…) rewrites only those rows: appending an event to a history bucket no
-longer rewrites the bucket's 5,000-track snapshot, so a commit costs what the change costs, not
-what the document weighs.
+A large document is kept one row per top-level field (``SPLIT_ABOVE_ITEMS``), so a write that
+names the fields it changed (``$set``, ``$push``…) rewrites only those rows: a commit costs what the
+change costs, not what the document weighs.
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 #!/usr/bin/env python
-"""Issues 11, 12, 14 and 16's tools at 1 and 50 users in one store: a cost that grows with other
-users' data is a bug. Every user gets the same data (a profile, 20 preference events, 100 typed
-memories, 500 plays over a year, a playlist of 50 tracks changed 30 times); user 1 is measured
-through the in-process MCP client (search by meaning on, the default), p50 / p95 in ms.
+"""The memory tools (typed memories, plays, follow-ups, the context block, status, explain,
+inspect, search by words and by meaning, the playlist timeline) at 1 and 50 users in one store: a
+cost that grows with other users' data is a bug. Every user gets the same data (a profile, 20
+preference events, 100 typed memories, 500 plays over a year, a playlist of 50 tracks changed 30
+times); user 1 is measured through the in-process MCP client (search by meaning on, the default),
+p50 / p95 in ms.
 
-    python scripts/bench_issue11_scale.py [--users 1,50] [--repeat 40]
+    python scripts/bench_memories_scale.py [--users 1,50] [--repeat 40]
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.bench_issue10_scale import pct, print_table
+from scripts.bench_playlists_scale import pct, print_table
 from service.settings import Settings
 from tests.support import Caller, connected
 

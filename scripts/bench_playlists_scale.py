@@ -1,9 +1,10 @@
 #!/usr/bin/env python
-"""Issue 10's tools at 1 and 50 users in one store: a cost that grows with other users' data is a
-bug. Every user gets the same data (a 300-track catalog, 5 playlists × 50 tracks × 20 changes,
-20 preference events); user 1 is measured through the in-process MCP client, p50 / p95 in ms.
+"""The playlist tools (track resolution, rule checks, ledger moves, rotation and feedback reports)
+at 1 and 50 users in one store: a cost that grows with other users' data is a bug. Every user gets
+the same data (a 300-track catalog, 5 playlists × 50 tracks × 20 changes, 20 preference events);
+user 1 is measured through the in-process MCP client, p50 / p95 in ms.
 
-    python scripts/bench_issue10_scale.py [--users 1,50] [--repeat 40]
+    python scripts/bench_playlists_scale.py [--users 1,50] [--repeat 40]
 """
 
 from __future__ import annotations
