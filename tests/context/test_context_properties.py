@@ -1,16 +1,6 @@
-"""Property test: over random stores (profile likes, dislikes and rules under hostile keys, like /
-dislike / rule events about a few artists in several spellings, insights, feedback and due
-recommendations, playlists), every user text drawn from a list of hostile ones (section headers,
-the markers, "ignore previous instructions", newlines, quotes, backslashes, line separators,
-unicode, a text longer than an item may quote), for budgets from 50 to 4,000 and with or without
-a focus:
-
-- the block's tokens by the stated estimator (re-implemented here) never exceed the budget, and
-  ``tokens`` is that estimate of ``block``;
-- the same store built twice gives the same block (memory ids aside: they are random);
-- no superseded like or dislike is in the block, and the diagnostics name exactly those;
-- every line is the open or close marker, a fixed header or note, or an item line whose user text
-  is only inside JSON strings: with those removed, only the fixed vocabulary is left.
+"""Property test of memory_get_context's block: over random stores and hostile user texts, for any
+budget and focus, the block stays within its budget, is deterministic, leaves out superseded
+opinions, and keeps every user text inside JSON strings (the promises are listed on the test).
 
 Stores are built through the service facade (the tools would make each example seconds long).
 """
@@ -196,6 +186,18 @@ def assert_only_quoted_user_text(block: str) -> None:
 async def test_the_block_keeps_its_promises_on_any_store(
     settings_factory: Any, store: dict[str, Any], budgets: list[int], focus: str | None
 ) -> None:
+    """Over random stores (profile likes, dislikes and rules under hostile keys, like / dislike / rule
+    events about a few artists in several spellings, insights, feedback and due recommendations,
+    playlists), every user text drawn from a list of hostile ones (section headers, the markers,
+    "ignore previous instructions", newlines, quotes, backslashes, line separators, unicode, a text
+    longer than an item may quote), for budgets from 50 to 4,000 and with or without a focus:
+
+    - the block's tokens by the stated estimator (re-implemented here) never exceed the budget, and
+      ``tokens`` is that estimate of ``block``;
+    - the same store built twice gives the same block (memory ids aside: they are random);
+    - no superseded like or dislike is in the block, and the diagnostics name exactly those;
+    - every line is the open or close marker, a fixed header or note, or an item line whose user text
+      is only inside JSON strings: with those removed, only the fixed vocabulary is left."""
     budgets = [50, *budgets, 4000]
     built: list[list[dict[str, Any]]] = []
     event_ids: list[dict[int, str]] = []

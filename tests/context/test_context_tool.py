@@ -11,7 +11,7 @@ from typing import Any
 from service.context.quoting import CLOSE, NOTHING, OPEN
 from service.settings import Settings
 from tests.support import Caller, connected, playlist, track
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 
 ALICE, BOB = 1, 2
 HEADERS = ["## Prefer", "## Avoid", "## Rules", "## Recent playlists", "## Open follow-ups"]

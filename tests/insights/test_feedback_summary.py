@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from service.settings import Settings
 from tests.support import Caller, connected
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 
 USER = 3
 T0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)

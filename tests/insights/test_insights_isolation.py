@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from tests.service.test_user_scoped_queries import Recorder, record_driver, record_interface
 from tests.support import connected, playlist, track
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
+from tests.support.query_recorder import Recorder, record_driver, record_interface
 
 MINE, THEIRS = 21, 22
 

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from service.insights.presence import read_presence
 from tests.insights.rotation_model import DAY_MS, RefPlaylists, report
-from tests.service.ledger_model import iso_to_ms, ms_to_iso
 from tests.support import Caller, connected, playlist, track
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
+from tests.support.ledger_model import iso_to_ms, ms_to_iso
 
 USER = 7
 TRACKS = [track(i) for i in range(10)]

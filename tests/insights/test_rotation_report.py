@@ -8,7 +8,7 @@ from typing import Any
 
 from service.settings import Settings
 from tests.support import connected, playlist, track
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 
 USER = 5
 

@@ -15,8 +15,8 @@ from service.memories.aging import RULE_GIST, RULE_REMOVE, age_memories, first_s
 from service.settings import Settings
 from service.timeutil import format_iso
 from tests.memories.aging_support import ALICE, BOB, DAY, MS, NOW, add, boundary_cases, memories_by_id, snapshot
-from tests.memories.engines import stores_on_both_paths
 from tests.support import connected
+from tests.support.backends import stores_on_both_paths
 
 
 async def test_every_rule_at_its_boundaries(settings: Settings) -> None:

@@ -16,9 +16,9 @@ from service.memories.aging import RULE_GIST, aging_periodically
 from service.settings import Settings
 from service.storage.database import Database
 from service.timeutil import format_iso, utc_now
-from tests.e2e.server_process import run_cli
 from tests.memories.aging_support import ALICE, BOB, DAY, NOW, boundary_cases
 from tests.support import connected
+from tests.support.server_process import run_cli
 
 
 async def test_the_age_command_lists_writes_and_refuses_a_bad_now(settings: Settings, tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from service.timeutil import format_iso, parse_iso
 from tests.memories.dedup_model import DAY_MS, SPELLINGS, SUMMARIES, DedupModel
 from tests.support import Caller, connected
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 
 USER = 1
 START_MS = 1_700_000_000_000

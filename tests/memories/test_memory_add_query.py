@@ -9,7 +9,7 @@ from typing import Any
 
 from service.settings import Settings
 from tests.support import connected
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 
 ALICE, BOB = 1, 2
 NOW = datetime.now(UTC)

@@ -15,9 +15,9 @@ from service.memories.followups import FollowUpService
 from service.settings import Settings
 from service.timeutil import as_utc, format_iso
 from service.tracks.signals import played_counts
-from tests.memories.engines import stores_on_both_paths
 from tests.support import connected, track
-from tests.tools.contract import assert_valid_error, assert_valid_success
+from tests.support.backends import stores_on_both_paths
+from tests.support.contract import assert_valid_error, assert_valid_success
 
 ALICE, BOB = 1, 2
 NOW = datetime.now(UTC)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.memories.service import MemoryStore
-from tests.memories.engines import stores_on_both_paths
+from tests.support.backends import stores_on_both_paths
 
 NOW = datetime.now(UTC)
 STATEMENTS = [

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from service.settings import Settings
 from tests.support import connected
-from tests.tools.import_support import export_parts, write_rich_user
+from tests.support.rich_user import export_parts, write_rich_user
 
 ALICE, BOB = 1, 2
 

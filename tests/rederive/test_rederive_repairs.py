@@ -16,8 +16,8 @@ from host.running import ServiceHolder, running_service
 from service.ledger.keys import head_id
 from service.memories.keys import memory_key
 from service.settings import Settings
-from tests.e2e.server_process import run_cli
 from tests.support import connected, playlist, track
+from tests.support.server_process import run_cli
 
 pytestmark = pytest.mark.slow  # subprocesses (the CLI)
 

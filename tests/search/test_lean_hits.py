@@ -7,7 +7,7 @@ from __future__ import annotations
 from service.search.ranking import LEAN_METADATA, LEAN_SNIPPET_CHARS
 from service.settings import Settings
 from tests.support import connected, playlist, track
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 
 LONG = ("An intro that goes on " * 20) + "and then the Mötley Crüe encore everybody waited for" + (" outro" * 40)
 

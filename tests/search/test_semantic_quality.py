@@ -12,11 +12,12 @@ from service.search.fields import Entry, event_entry, playlist_entry, profile_en
 from service.search.index import analyse
 from service.settings import Settings
 from service.text.analysis import terms
-from tests.search.corpus import ANCHOR_EVENTS, ANCHOR_PLAYLISTS, ANCHOR_PROFILE, build_corpus, load
+from tests.search.corpus import build_corpus, load
+from tests.search.corpus_anchors import ANCHOR_EVENTS, ANCHOR_PLAYLISTS, ANCHOR_PROFILE
 from tests.search.evaluate import evaluate, table
 from tests.search.paraphrases import PARAPHRASES
 from tests.support import connected, playlist, track
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 
 EXISTING_FLOOR = 0.95
 PARAPHRASE_FLOOR = 0.5  # the measured MRR rounded down to 0.05 (set by the lead)

@@ -8,7 +8,7 @@ from typing import Any
 from service.settings import Settings
 from service.tracks.catalog import describe_tracks
 from tests.support import connected, track
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 
 ALICE, BOB = 1, 2
 

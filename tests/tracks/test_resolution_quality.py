@@ -9,7 +9,7 @@ from typing import Any
 
 from service.settings import Settings
 from tests.support import connected
-from tests.tools.contract import assert_valid_success
+from tests.support.contract import assert_valid_success
 from tests.tracks.catalog_data import by_title, catalog
 from tests.tracks.loading import log_kept, upsert_all
 from tests.tracks.queries import KEPT, QUERIES

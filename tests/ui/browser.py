@@ -1,13 +1,11 @@
 """Browser-test harness: Playwright (from PyPI) driving Debian's Chromium at /usr/bin/chromium.
 
-Playwright's own browser download is not available here, so the browser is the distribution's:
-``.ci/run`` starts ``apt-get install -y chromium`` in the background when it is missing, and
-writes its exit status to the file named by ``TM_CHROMIUM_INSTALL_STATUS`` when done. The
-browser tests wait for that (``chromium_executable``) instead of failing while the install still
-runs; without such an install under way and without a Chromium they are skipped.
-
-One browser per test module (``launch``); each signed-in user gets a context of its own (its
-own cookie jar), reused by that module's tests.
+Playwright's own browser download is not available here, so ``.ci/run`` starts ``apt-get install
+-y chromium`` in the background when it is missing and writes its exit status to the file named by
+``TM_CHROMIUM_INSTALL_STATUS`` when done. The browser tests wait for that (``chromium_executable``)
+instead of failing while the install still runs; with no such install under way and no Chromium
+they are skipped. One browser per test module (``launch``); each signed-in user gets a context of
+its own (its own cookie jar), reused by that module's tests.
 """
 
 from __future__ import annotations
