@@ -25,14 +25,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from service.settings import Settings
 from tests.clients.node_package import INSPECTOR, skip_without_node
 from tests.clients.setups import PLACEHOLDER, Launch, launches, snippets, snippets_by_file
-from tests.e2e.server_process import (
-    CALL_TIMEOUT,
-    WireCaller,
-    _session,
-    running_server,
-    sse_session,
-    streamable_http_session,
-)
+from tests.support.mcp_sessions import WireCaller, _session, sse_session, streamable_http_session
+from tests.support.server_process import CALL_TIMEOUT, running_server
 from tools.specs.catalog import TOOL_SPECS
 
 pytestmark = pytest.mark.slow

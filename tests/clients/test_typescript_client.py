@@ -1,5 +1,5 @@
 """The official TypeScript SDK client (npm ``@modelcontextprotocol/sdk``, pinned in
-tests/clients/typescript) against the real server over SSE and streamable HTTP (issue 13): list
+tests/clients/typescript) against the real server over SSE and streamable HTTP: list
 tools, a write then a read, a resource, a prompt. Skipped only when node or npm is missing."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from jsonschema import Draft202012Validator
 
 from service.settings import Settings
 from tests.clients.node_package import TYPESCRIPT_SDK, skip_without_node
-from tests.e2e.server_process import running_server, sse_session, streamable_http_session
+from tests.support.mcp_sessions import sse_session, streamable_http_session
+from tests.support.server_process import running_server
 
 pytestmark = [pytest.mark.slow, skip_without_node]
 

@@ -57,7 +57,7 @@ EXPECTED = {
     ],
     "Event-loop lag": ["event-loop lag", "event-loop lag, saturated"],
 }
-# A line for each target of issues 5 and 9 in the report's "Targets" list, with its verdict (quick sizes
+# A line for each speed and scale target in the report's "Targets" list, with its verdict (quick sizes
 # say so in the line; the reference server has one line per operation and size, or one saying why not).
 TARGETS = [
     "get_profile over SSE",

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from service.settings import Settings
-from tests.e2e.server_process import child_environment, free_port, running_server
-from tests.e2e.tokens import create_token, token_env
+from tests.support.server_process import child_environment, free_port, running_server
+from tests.support.tokens import create_token, token_env
 
 pytestmark = pytest.mark.slow
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.server_process import child_environment
+from tests.support.server_process import child_environment
 
 pytestmark = pytest.mark.slow
 
