@@ -4,17 +4,13 @@ and a hit found by meaning alone says so through the tool."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
-from service.search.fields import Entry, event_entry, playlist_entry, profile_entries
-from service.search.index import analyse
 from service.settings import Settings
-from service.text.analysis import terms
 from tests.search.corpus import build_corpus, load
-from tests.search.corpus_anchors import ANCHOR_EVENTS, ANCHOR_PLAYLISTS, ANCHOR_PROFILE
+from tests.search.corpus_anchors import ANCHOR_PLAYLISTS
 from tests.search.evaluate import evaluate, table
+from tests.search.overlap import anchor_entries, shared_terms
 from tests.search.paraphrases import PARAPHRASES
 from tests.support import connected, playlist, track
 from tests.support.contract import assert_valid_success
@@ -30,26 +26,6 @@ def _semantic_only(settings: Settings) -> None:
     # chosen against; MongoDB's path (held vectors, each hit read again) has test_mongo_meaning.
     if settings.mongodb_uri:
         pytest.skip("figures and queries of the embedded engine's hybrid ranking")
-
-
-def anchor_entries() -> dict[str, Entry]:
-    """Every anchor as the index sees it, built by the same functions the engine uses."""
-    found: dict[str, Entry] = {}
-    for n, (key, fields) in enumerate(ANCHOR_PLAYLISTS):
-        found[key] = playlist_entry({"playlist_id": f"anchor{n}", **fields})
-    moment = datetime(2025, 1, 1, tzinfo=UTC)
-    for key, fields in ANCHOR_EVENTS:
-        payload = {k: v for k, v in fields.items() if k != "type"}
-        found[key] = event_entry(
-            {"_id": key, "type": fields["type"], "payload": payload, "source": "user", "timestamp": moment}
-        )
-    for entry in profile_entries({"profile": ANCHOR_PROFILE, "version": 1}):
-        found[entry.id] = entry
-    return found
-
-
-def shared_terms(query: str, entry: Entry) -> set[str]:
-    return set(terms(query)) & analyse(entry).weights.keys()
 
 
 def test_no_paraphrase_shares_a_word_with_its_target() -> None:
