@@ -1,0 +1,54 @@
+"""A static token table distilled from all-MiniLM-L6-v2 (``scripts/distill_meaning_table.py``): a text's
+vector is the mean of its WordPiece tokens' rows, so it costs a tokenization and a lookup.
+
+The tokenizer also says which words the model knows as words: one token, not a string of sub-word
+pieces. A word it does not know ("zqk7mvbxt", "radiohead") only looks like other words through the
+pieces it shares with them, which is no evidence of meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+TABLE_DIR = Path(__file__).resolve().parent / "data"
+TABLE_FILE = TABLE_DIR / "minilm_l6_static.npz"
+TOKENIZER_FILE = TABLE_DIR / "minilm_l6_tokenizer.json"
+TABLE_NAME = "minilm-l6-static sif int8"
+PIECE_PREFIX = "##"
+
+
+def quantize(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """int8 rows and one float16 scale per row (a quarter of float32's size, cosines kept to ~0.999)."""
+    scales = np.abs(table).max(axis=1, keepdims=True) / 127.0
+    rows = np.round(table / np.maximum(scales, 1e-12)).astype(np.int8)
+    return rows, scales.astype(np.float16)
+
+
+class StaticTable:
+    def __init__(self) -> None:
+        from tokenizers import Tokenizer  # comes with wordllama; imported when meaning is on
+
+        stored = np.load(TABLE_FILE)
+        self.table = stored["rows"].astype(np.float32) * stored["scales"].astype(np.float32)
+        self.dimensions = int(self.table.shape[1])
+        self._tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
+        self._tokenizer.no_padding()
+        self._tokenizer.no_truncation()
+        self._unknown = self._tokenizer.token_to_id("[UNK]")
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The mean row of each text's tokens (float32); a text of no known token is a zero row."""
+        found = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for row, encoding in enumerate(self._tokenizer.encode_batch(list(texts), add_special_tokens=False)):
+            ids = [i for i in encoding.ids if i != self._unknown]
+            if ids:
+                found[row] = self.table[ids].mean(axis=0)
+        return found
+
+    def knows(self, word: str) -> bool:
+        """Whether ``word`` is one token of the model's vocabulary (after its own folding)."""
+        ids = self._tokenizer.encode(word, add_special_tokens=False).ids
+        return len(ids) == 1 and ids[0] != self._unknown
