@@ -6,6 +6,7 @@ import math
 from datetime import datetime
 from typing import Any
 
+from service.search.confidence import meaning_confidence
 from service.timeutil import as_utc
 
 DAY_SECONDS = 86_400.0
@@ -48,4 +49,5 @@ def query_row(doc: dict[str, Any], now: datetime, score: float, by_meaning: bool
     }
     if by_meaning:  # none of the asked words is in it: found by what the text means
         row["matched_by"] = "meaning"
+        row["confidence"] = meaning_confidence(score)
     return row

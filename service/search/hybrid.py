@@ -18,7 +18,9 @@ from service.search.semantic.query import Meaning
 from service.text.analysis import ParsedQuery
 
 MEANING_WEIGHT = 1.0  # the similarity's share against a normalized lexical score (0..1)
-MEANING_FLOOR = 0.25  # least similarity for an entry reached by meaning alone
+# Least similarity for an entry reached by meaning alone: set on the development absent queries (no
+# more than one in ten of those with a known word may reach anything) and paraphrases.
+MEANING_FLOOR = 0.32
 
 
 def rank_hybrid(

@@ -13,6 +13,7 @@ import heapq
 import math
 from operator import itemgetter
 
+from service.search.confidence import meaning_confidence
 from service.search.fields import MAX_WEIGHT, Entry
 from service.search.hits import SearchHit
 from service.search.index import Indexed, Key, UserIndex
@@ -183,8 +184,9 @@ def to_hit(
     by_meaning: bool = False,
 ) -> SearchHit:
     """One result of the PRD shape; ``detail`` is "lean" (the default of the tool) or "full".
-    A hit none of the query's own words (or their typos) found says ``matched_by: "meaning"``."""
-    found_by = {"matched_by": "meaning"} if by_meaning else {}
+    A hit none of the query's own words (or their typos) found says ``matched_by: "meaning"`` and
+    how sure that is (``confidence``)."""
+    found_by = {"matched_by": "meaning", "confidence": meaning_confidence(score)} if by_meaning else {}
     if detail == "lean":
         keep = LEAN_METADATA.get(entry.kind, ())
         return {

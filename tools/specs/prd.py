@@ -247,7 +247,9 @@ PRD_SPECS: list[ToolSpec] = [
         "Keyword search over the user's playlists (name, tags, description, seed context), preference "
         "events and profile, best first. Use it to 'find that playlist from before' by vibe or name, then "
         "confirm with memory_get_playlist. Hits are lean (short snippet; a playlist's name, an event's type "
-        "and time); detail='full' adds every stored field and the matched words." + ENVELOPE,
+        "and time); detail='full' adds every stored field and the matched words. A hit no query word matched, "
+        "found by meaning, has metadata.matched_by='meaning' and confidence 0-1: below 0.5 call it a guess. "
+        "No hits means nothing stored matches: say so rather than offer a look-alike." + ENVELOPE,
         search,
         read_only=True,
         destructive=False,

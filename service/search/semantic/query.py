@@ -1,9 +1,12 @@
 """What a query means to one user: entries near it, and the user's words near each query word.
 
-The query vector averages the vectors of its words weighted by their IDF in the user's own index,
-so "songs" in "songs to help an infant doze off" weighs little and "infant" much. The word
-neighbours ("infant" → "baby", "sax" → "saxophone") stand in for a query word the user's entries
-do not hold (``service.search.hybrid``), each counted by its similarity.
+The query vector averages the vectors of the words the model knows as words, weighted by their IDF
+in the user's own index, so "songs" in "songs to help an infant doze off" weighs little and
+"infant" much. A word the model knows only as sub-word pieces ("zqk7mvbxt", "radiohead") is left
+out: its pieces make it look like other words without meaning anything, so a query of such words
+alone reaches nothing by meaning. The word neighbours ("infant" → "baby", "sax" → "saxophone")
+stand in for a query word the user's entries do not hold (``service.search.hybrid``), each counted
+by its similarity; both words must be known to the model and close.
 """
 
 from __future__ import annotations
@@ -18,10 +21,23 @@ from service.text.analysis import ParsedQuery, stem
 
 CANDIDATES = 50  # entries taken by meaning before fusion
 NEIGHBOURS = 10  # nearest words of the user's vocabulary looked at per query word
-NEIGHBOUR_MIN_SIMILARITY = 0.35
+NEIGHBOUR_MIN_SIMILARITY = 0.45
 NEIGHBOUR_MIN_LENGTH = 3  # "k" of "k-pop" is no neighbour of "korean"
 NEIGHBOUR_MAX_SHARE = 0.05  # of the user's entries a neighbour word may be in
 NEIGHBOUR_MAX_ENTRIES = 50  # …or this many, for small users
+
+
+@dataclass(frozen=True)
+class PrecisionRules:
+    """The rules that keep look-alikes out, each measured on its own (``scripts/bench_search_precision.py``)."""
+
+    known_words_only: bool = True  # a query of words known only as sub-word pieces means nothing
+    unknown_words_weigh: bool = True  # beside known words, such words still weigh
+    known_neighbours_only: bool = True  # a stand-in is a known word, for a known word
+    neighbour_min_similarity: float = NEIGHBOUR_MIN_SIMILARITY
+
+
+RULES = PrecisionRules()
 
 
 @dataclass
@@ -42,20 +58,33 @@ def meaning_of(
     total: int,
     parsed: ParsedQuery,
     kind: str | None = None,
+    rules: PrecisionRules | None = None,
 ) -> Meaning:
     """Entries (of ``kind``, or any) near the query, and the user's words near each query word."""
+    rules = rules or RULES
     meaning.flush()
-    vectors = meaning.model.word_vectors(parsed.words)
-    weights = np.array([idf(postings, total, t) for t in parsed.terms], dtype=np.float32)
-    query = (vectors * weights[:, None]).sum(axis=0)
-    found = Meaning(similarity=dict(meaning.nearest(query, CANDIDATES, kind)), terms=list(parsed.terms))
+    model = meaning.model
+    known = [model.knows(word) or not rules.known_words_only for word in parsed.words]
+    found = Meaning(terms=list(parsed.terms), neighbours=[[] for _ in parsed.terms])
+    if not any(known):
+        return found
+    vectors = model.word_vectors(parsed.words)
+    weights = np.array(
+        [
+            idf(postings, total, t) if k or rules.unknown_words_weigh else 0.0
+            for t, k in zip(parsed.terms, known, strict=True)
+        ]
+    )
+    query = (vectors * weights[:, None].astype(np.float32)).sum(axis=0)
+    found.similarity = dict(meaning.nearest(query, CANDIDATES, kind))
     # A neighbour held by many entries says little (low IDF) and costs a long posting list.
     common = max(NEIGHBOUR_MAX_ENTRIES, NEIGHBOUR_MAX_SHARE * total)
     nearby = meaning.words.nearest_many(vectors, NEIGHBOURS + 1)
-    for word_near, term in zip(nearby, parsed.terms, strict=True):
-        near = []
+    for near, word_near, term, word_known in zip(found.neighbours, nearby, parsed.terms, known, strict=True):
+        if not word_known:
+            continue
         for other, similarity in word_near:
-            if similarity < NEIGHBOUR_MIN_SIMILARITY:
+            if similarity < rules.neighbour_min_similarity:
                 break
             other_term = stem(other)
             if (
@@ -63,7 +92,7 @@ def meaning_of(
                 and other_term != term
                 and other_term in postings
                 and len(postings[other_term]) <= common
+                and (model.knows(other) or not rules.known_neighbours_only)
             ):
                 near.append((other_term, similarity))
-        found.neighbours.append(near)
     return found
