@@ -42,3 +42,13 @@ def table(report: dict[str, Any]) -> str:
     for name, row in [*report["categories"].items(), ("all", report["all"])]:
         lines.append(f"{name:<12} {row['queries']:>7} {row['mrr']:>6.3f} {row['top5']:>6.1%}")
     return "\n".join(lines)
+
+
+async def absent_answers(service: Any, queries: list[str], limit: int = 10) -> list[list[dict[str, Any]]]:
+    """What search answers each query about something never stored (the main user's)."""
+    return [await service.search.search(MAIN_USER, query, limit) for query in queries]
+
+
+def share_silent(answers: list[list[dict[str, Any]]]) -> float:
+    """The share of queries answered with no hit at all."""
+    return sum(1 for hits in answers if not hits) / len(answers)
