@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 import tempfile
 from collections import defaultdict
@@ -27,7 +28,6 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service.search import hybrid  # noqa: E402
 from service.search.semantic import model, query  # noqa: E402
 from service.settings import Settings  # noqa: E402
 from tests.memories.query_sets import MEMORY_ABSENT, MEMORY_PARAPHRASES, load_memories  # noqa: E402
@@ -39,33 +39,30 @@ from tests.search.paraphrases_heldout import HELDOUT_PARAPHRASES  # noqa: E402
 from tests.support import connected  # noqa: E402
 
 SHIPPED = query.RULES
+NO_RULES = query.PrecisionRules(False, True, False, 0.35, 0.25, False)
 ROWS: dict[str, dict[str, Any]] = {
     "shipped": {},
-    "without known words only": {"rules": replace(SHIPPED, known_words_only=False, unknown_words_weigh=True)},
+    "without known words only": {"rules": replace(SHIPPED, known_words_only=False)},
+    "unknown words weigh nothing": {"rules": replace(SHIPPED, unknown_words_weigh=False)},
     "without known stand-ins only": {"rules": replace(SHIPPED, known_neighbours_only=False)},
     "stand-ins from similarity 0.35 (was)": {"rules": replace(SHIPPED, neighbour_min_similarity=0.35)},
-    "floor 0.25 (was)": {"floor": 0.25},
-    "no precision rule (floor 0.25, 0.35)": {"rules": query.PrecisionRules(False, True, False, 0.35), "floor": 0.25},
-    "wordllama alone, no precision rule (was)": {
-        "rules": query.PrecisionRules(False, True, False, 0.35),
-        "floor": 0.25,
-        "table": False,
-    },
-    "wordllama alone, shipped rules": {"table": False},
+    "flat floor 0.32": {"rules": replace(SHIPPED, floor=0.32, floor_by_words=False)},
+    "flat floor 0.25 (was)": {"rules": replace(SHIPPED, floor=0.25, floor_by_words=False)},
+    "no precision rule": {"rules": NO_RULES},
+    "wordllama alone and no precision rule (was)": {"rules": NO_RULES, "table": False},
+    "wordllama alone and shipped rules": {"table": False},
     "meaning off": {"semantic": False},
 }
 
 
 @contextmanager
-def configured(rules: query.PrecisionRules = SHIPPED, floor: float | None = None, table: bool = True) -> Iterator[None]:
-    shipped_floor = hybrid.MEANING_FLOOR
+def configured(rules: query.PrecisionRules = SHIPPED, table: bool = True) -> Iterator[None]:
     query.RULES, model.WITH_TABLE = rules, table
-    hybrid.MEANING_FLOOR = shipped_floor if floor is None else floor
     model.shared_model.cache_clear()
     try:
         yield
     finally:
-        query.RULES, model.WITH_TABLE, hybrid.MEANING_FLOOR = SHIPPED, True, shipped_floor
+        query.RULES, model.WITH_TABLE = SHIPPED, True
         model.shared_model.cache_clear()
 
 
@@ -168,6 +165,7 @@ async def calibrate() -> None:
 
 
 async def main() -> None:
+    logging.disable(logging.INFO)  # a line per tool call would drown the table
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calibrate", action="store_true", help="fit the confidence curve on the development sets")
     parser.add_argument("--rows", default=",".join(ROWS), help="comma-separated row names (default: all)")

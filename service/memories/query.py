@@ -15,7 +15,6 @@ from datetime import datetime
 from typing import Any
 
 from service.memories.index import Analysed, MemoryIndex
-from service.search.hybrid import MEANING_FLOOR
 from service.search.semantic.query import Meaning
 from service.text.analysis import stem, terms
 from service.text.words import similarity, weight, words
@@ -115,7 +114,7 @@ def _candidates(
             for other, _ in near.get(term, ()):
                 ids |= index.postings.get(other, set())
         if meaning is not None:
-            ids |= {key[1] for key, s in meaning.similarity.items() if s >= MEANING_FLOOR}
+            ids |= {key[1] for key, s in meaning.similarity.items() if s >= meaning.floor}
     else:
         return index.by_id.values()
     return (index.by_id[m] for m in ids if m in index.by_id)
@@ -158,7 +157,7 @@ def ranked(
             if meaning is not None:
                 similarity = meaning.similarity.get(("memory", memory.doc["memory_id"]), 0.0)
                 widened = text_score(asked_terms, memory, near)
-                if widened <= 0 and similarity < MEANING_FLOOR:
+                if widened <= 0 and similarity < meaning.floor:
                     continue
                 part, alone = (widened + max(0.0, similarity)) / 2, direct <= 0
             parts.append(part)

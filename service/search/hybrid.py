@@ -18,9 +18,6 @@ from service.search.semantic.query import Meaning
 from service.text.analysis import ParsedQuery
 
 MEANING_WEIGHT = 1.0  # the similarity's share against a normalized lexical score (0..1)
-# Least similarity for an entry reached by meaning alone: set on the development absent queries (no
-# more than one in ten of those with a known word may reach anything) and paraphrases.
-MEANING_FLOOR = 0.32
 
 
 def rank_hybrid(
@@ -31,7 +28,7 @@ def rank_hybrid(
     A query word that matches nothing as typed (nor as a typo) reaches the user's words nearest in
     meaning instead ("infant" → "baby"), as lexical terms weighted by similarity, so field weights
     and IDF rank those hits as they rank any other. An entry no query word (nor a typo of one)
-    reached is a hit "by meaning": it is admitted only when its similarity clears ``MEANING_FLOOR``
+    reached is a hit "by meaning": it is admitted only when its similarity clears the query's floor
     or a neighbour word reached it, and the hit says so."""
     prepared = prepare(index, parsed)
     if prepared is None:
@@ -51,7 +48,7 @@ def rank_hybrid(
     }
     fused.update({key: min(1.0, scores[key] / scale) for key in meaning.similarity if key in scores})
     for key, similarity in meaning.similarity.items():
-        if (allowed is not None and key not in allowed) or (key not in fused and similarity < MEANING_FLOOR):
+        if (allowed is not None and key not in allowed) or (key not in fused and similarity < meaning.floor):
             continue
         fused[key] = fused.get(key, 0.0) + MEANING_WEIGHT * max(0.0, similarity)
     top = heapq.nlargest(limit, fused.items(), key=itemgetter(1))

@@ -1,7 +1,7 @@
 """Search that knows when it does not know, on the labelled sets (``scripts/bench_search_precision.py``
 prints the full table and the ablation): queries about things never stored mostly find nothing,
 nonsense always, every hit found by meaning carries a confidence, and
-the held-out paraphrases keep the MRR measured when the precision rules landed (floors are the
+the held-out paraphrases (search's and memory_query's) keep the MRR measured when the rules landed (floors are the
 measured figures rounded down to 0.05, so a regression fails; they are not the issue's targets)."""
 
 from __future__ import annotations
@@ -11,17 +11,18 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
-from tests.memories.query_sets import MEMORY_ABSENT, load_memories
+from tests.memories.query_sets import MEMORY_ABSENT, MEMORY_PARAPHRASES, load_memories
 from tests.search.absent import ABSENT_QUERIES, DEV_ABSENT_QUERIES
 from tests.search.corpus import build_corpus, load
 from tests.search.evaluate import absent_answers, evaluate, share_silent
 from tests.search.paraphrases_heldout import HELDOUT_PARAPHRASES
 from tests.support import connected
 
-ABSENT_FLOOR = 0.85  # measured 86.7 % (the issue asks 90 %: not reached, see docs/PERFORMANCE.md)
-DEV_ABSENT_FLOOR = 0.9  # measured 90.9 %: the floor was set on this list
-HELDOUT_FLOOR = 0.25  # measured 0.280
+ABSENT_FLOOR = 0.85  # measured 89.2 % (the issue asks 90 %: not reached, see docs/PERFORMANCE.md)
+DEV_ABSENT_FLOOR = 0.9  # measured 93.4 %: the floors were set on this list
+HELDOUT_FLOOR = 0.35  # measured 0.374
 MEMORY_ABSENT_FLOOR = 0.95  # measured 100 %
+MEMORY_HELDOUT_FLOOR = 0.55  # measured 0.574
 ALWAYS_SILENT = {"nonsense"}  # no known word, nothing to mean ("led zepelin" has "led")
 
 
@@ -42,14 +43,20 @@ async def test_absent_queries_find_nothing_and_meaning_hits_say_how_sure(setting
         dev_absent = await absent_answers(call.service, DEV_ABSENT_QUERIES)
         held = await evaluate(call.service, ids, queries=HELDOUT_PARAPHRASES)
         paraphrased = [await call.service.search.search(1, q, 10) for q, _, _ in HELDOUT_PARAPHRASES]
-        await load_memories(call)
+        memories = await load_memories(call)
         recalled = [(await call.ok("memory_query", {"user_id": 1, "text": q}))["memories"] for q in MEMORY_ABSENT]
+        ranks = []
+        for text, key, held_out in MEMORY_PARAPHRASES:
+            if held_out:
+                rows = (await call.ok("memory_query", {"user_id": 1, "text": text}))["memories"]
+                ranks.append(next((1 / (i + 1) for i, r in enumerate(rows) if r["memory_id"] == memories[key]), 0.0))
     answered = {q: [h["id"] for h in hits] for (q, _), hits in zip(ABSENT_QUERIES, absent, strict=True) if hits}
     assert share_silent(absent) >= ABSENT_FLOOR, answered
     assert share_silent(dev_absent) >= DEV_ABSENT_FLOOR
     loud = {q for (q, kind), hits in zip(ABSENT_QUERIES, absent, strict=True) if hits and kind in ALWAYS_SILENT}
     assert not loud, loud
     assert share_silent(recalled) >= MEMORY_ABSENT_FLOOR
+    assert sum(ranks) / len(ranks) >= MEMORY_HELDOUT_FLOOR
     assert held["all"]["mrr"] >= HELDOUT_FLOOR, held["misses"][:10]
     # Every hit by meaning (absent or paraphrase) says how sure it is; a hit found by words does not.
     by_meaning = meaning_hits(absent + paraphrased)

@@ -21,10 +21,14 @@ from service.text.analysis import ParsedQuery, stem
 
 CANDIDATES = 50  # entries taken by meaning before fusion
 NEIGHBOURS = 10  # nearest words of the user's vocabulary looked at per query word
-NEIGHBOUR_MIN_SIMILARITY = 0.45
+NEIGHBOUR_MIN_SIMILARITY = 0.4
 NEIGHBOUR_MIN_LENGTH = 3  # "k" of "k-pop" is no neighbour of "korean"
 NEIGHBOUR_MAX_SHARE = 0.05  # of the user's entries a neighbour word may be in
 NEIGHBOUR_MAX_ENTRIES = 50  # …or this many, for small users
+# The similarity a query of one known word must reach for an entry found by meaning alone. A query
+# vector averages its words: an unrelated entry's cosine to it shrinks about as 1/sqrt(words), so
+# the same cosine is stronger evidence from a longer query, and the floor shrinks alike.
+FLOOR = 0.5
 
 
 @dataclass(frozen=True)
@@ -35,6 +39,8 @@ class PrecisionRules:
     unknown_words_weigh: bool = True  # beside known words, such words still weigh
     known_neighbours_only: bool = True  # a stand-in is a known word, for a known word
     neighbour_min_similarity: float = NEIGHBOUR_MIN_SIMILARITY
+    floor: float = FLOOR  # least similarity of an entry reached by meaning alone, for a one-word query
+    floor_by_words: bool = True  # …divided by the square root of the number of known words
 
 
 RULES = PrecisionRules()
@@ -44,6 +50,7 @@ RULES = PrecisionRules()
 class Meaning:
     similarity: dict[Key, float] = field(default_factory=dict)  # entry → cosine to the query
     neighbours: list[list[tuple[str, float]]] = field(default_factory=list)  # per query word: (term, similarity)
+    floor: float = 1.0  # least similarity of an entry found by meaning alone, for this query
     terms: list[str] = field(default_factory=list)  # the query's own terms, aligned with ``neighbours``
 
 
@@ -77,6 +84,8 @@ def meaning_of(
     )
     query = (vectors * weights[:, None].astype(np.float32)).sum(axis=0)
     found.similarity = dict(meaning.nearest(query, CANDIDATES, kind))
+    words = int(np.count_nonzero(weights))
+    found.floor = rules.floor / math.sqrt(max(1, words)) if rules.floor_by_words else rules.floor
     # A neighbour held by many entries says little (low IDF) and costs a long posting list.
     common = max(NEIGHBOUR_MAX_ENTRIES, NEIGHBOUR_MAX_SHARE * total)
     nearby = meaning.words.nearest_many(vectors, NEIGHBOURS + 1)
