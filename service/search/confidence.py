@@ -16,6 +16,11 @@ SLOPE = 27.8
 MIDPOINT = 0.223
 
 
+def least_score(confidence: float) -> float:
+    """The score at which a hit found by meaning reaches ``confidence`` (none for 0)."""
+    return MIDPOINT + math.log(confidence / (1.0 - confidence)) / SLOPE if confidence > 0 else -math.inf
+
+
 def meaning_confidence(score: float) -> float:
     """0..1, two decimals: about 0.5 at ``MIDPOINT``, where right and wrong hits were about as common."""
     return round(1.0 / (1.0 + math.exp(-SLOPE * (score - MIDPOINT))), 2)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 from operator import itemgetter
 
+from service.search.confidence import least_score
 from service.search.fields import MAX_WEIGHT, Entry
 from service.search.index import Key, UserIndex
 from service.search.ranking import lexical_scores, prepare
@@ -51,6 +52,9 @@ def rank_hybrid(
         if (allowed is not None and key not in allowed) or (key not in fused and similarity < meaning.floor):
             continue
         fused[key] = fused.get(key, 0.0) + MEANING_WEIGHT * max(0.0, similarity)
+    # A hit no query word reached must also be likely enough to be right (stand-ins count here).
+    least = least_score(meaning.min_confidence) * (1.0 + MEANING_WEIGHT)
+    fused = {k: v for k, v in fused.items() if v >= least or direct & index.entries[k].weights.keys()}
     top = heapq.nlargest(limit, fused.items(), key=itemgetter(1))
     top.sort(key=lambda item: (-item[1], item[0]))
     used = direct | {t for options in widened for t, _ in options}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from service.search.confidence import least_score
 from service.search.fields import Entry, profile_entries
 from service.search.hybrid import MEANING_WEIGHT
 from service.search.index import Key, UserIndex, analyse
@@ -63,7 +64,8 @@ async def with_meaning(
     for score, entry, terms in lexical:
         key: Key = (entry.kind, entry.id)
         fused[key] = (score + MEANING_WEIGHT * max(0.0, meaning.similarity.get(key, 0.0)), entry, terms, False)
-    alone = [key for key, s in meaning.similarity.items() if s >= meaning.floor and key not in fused]
+    least = max(meaning.floor, least_score(meaning.min_confidence) * (1.0 + MEANING_WEIGHT))
+    alone = [key for key, s in meaning.similarity.items() if s >= least and key not in fused]
     for key, entry in (await current_entries(db, user_id, alone, profile)).items():
         fused[key] = (MEANING_WEIGHT * meaning.similarity[key], entry, set(), True)
     ranked = sorted(fused.values(), key=lambda hit: (-hit[0], hit[1].kind, hit[1].id))[:limit]

@@ -17,7 +17,7 @@ TABLE_DIR = Path(__file__).resolve().parent / "data"
 TABLE_FILE = TABLE_DIR / "minilm_l6_static.npz"
 TOKENIZER_FILE = TABLE_DIR / "minilm_l6_tokenizer.json"
 TABLE_NAME = "minilm-l6-static sif int8"
-PIECE_PREFIX = "##"
+CHUNK = 256
 
 
 def quantize(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -32,8 +32,10 @@ class StaticTable:
         from tokenizers import Tokenizer  # comes with wordllama; imported when meaning is on
 
         stored = np.load(TABLE_FILE)
-        self.table = stored["rows"].astype(np.float32) * stored["scales"].astype(np.float32)
-        self.dimensions = int(self.table.shape[1])
+        # Kept as stored (int8, 7.8 MB): rows are scaled to float32 only when a text looks them up.
+        self._rows: np.ndarray = stored["rows"]
+        self._scales: np.ndarray = stored["scales"].astype(np.float32)
+        self.dimensions = int(self._rows.shape[1])
         self._tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
         self._tokenizer.no_padding()
         self._tokenizer.no_truncation()
@@ -41,11 +43,22 @@ class StaticTable:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """The mean row of each text's tokens (float32); a text of no known token is a zero row."""
+        # In chunks: the scaled rows of a chunk stay in cache (20k texts at once: 4 s, by 256: 0.6 s).
+        parts = [self._embed(texts[start : start + CHUNK]) for start in range(0, len(texts), CHUNK)]
+        return np.concatenate(parts) if parts else np.zeros((0, self.dimensions), dtype=np.float32)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
         found = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for row, encoding in enumerate(self._tokenizer.encode_batch(list(texts), add_special_tokens=False)):
-            ids = [i for i in encoding.ids if i != self._unknown]
-            if ids:
-                found[row] = self.table[ids].mean(axis=0)
+        encodings = self._tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        ids = [[i for i in encoding.ids if i != self._unknown] for encoding in encodings]
+        counts = np.array([len(i) for i in ids])
+        rows = np.flatnonzero(counts)
+        if not len(rows):
+            return found
+        flat = np.fromiter((i for each in ids for i in each), dtype=np.int64, count=int(counts.sum()))
+        vectors = self._rows[flat].astype(np.float32) * self._scales[flat]
+        starts = np.concatenate([[0], np.cumsum(counts[rows])[:-1]])  # every text's first token, in one pass
+        found[rows] = np.add.reduceat(vectors, starts, axis=0) / counts[rows, None]
         return found
 
     def knows(self, word: str) -> bool:
