@@ -137,3 +137,17 @@ async def test_confirm_needs_words_to_remember(settings: Settings) -> None:
         assert error["details"] == {"field": "text"}
         empty = await call.ok("memory_resolve_track", {"user_id": ALICE, "text": "?!"})
         assert empty == {"user_id": ALICE, "resolved": False, "best": None, "alternatives": []}
+
+
+async def test_resolution_does_not_use_meaning(settings: Settings) -> None:
+    lullaby = song(4, "Cradle Song", "Brahms", album="Lullabies for Babies")
+    async with connected(settings) as call:
+        await call.ok("memory_upsert_tracks", {"user_id": ALICE, "tracks": [lullaby, YELLOW]})
+        # Search finds the lullaby by what the words mean; resolution, which would name it as the
+        # track the user meant, does not: a merely similar track is a wrong track.
+        found = await call.ok("memory_search", {"user_id": ALICE, "query": "tune to help an infant doze off"})
+        if not settings.mongodb_uri:  # the embedded engine's hybrid ranking reaches it by meaning
+            assert [h["id"] for h in found["results"]][:1] == [track(4)], found
+        resolved = await call.ok("memory_resolve_track", {"user_id": ALICE, "text": "tune to help an infant doze off"})
+        assert resolved == {"user_id": ALICE, "resolved": False, "best": None, "alternatives": []}
+        assert (await call.ok("memory_resolve_track", {"user_id": ALICE, "text": "cradle song"}))["resolved"]
