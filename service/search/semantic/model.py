@@ -1,5 +1,5 @@
 """The embedding model: WordLlama's static token embeddings (MIT, inside its wheel) beside a static
-table distilled from all-MiniLM-L6-v2 (Apache-2.0, committed: ``table``), each normalized, side by
+table distilled from paraphrase-MiniLM-L3-v2 (Apache-2.0, committed: ``table``), each normalized, side by
 side. Nothing is downloaded at run time. Measured on the labelled sets, the pair beats either alone.
 
 One model per process, shared by every user's index; word vectors are cached, since a user's

@@ -21,18 +21,19 @@ from service.text.analysis import ParsedQuery, stem
 
 CANDIDATES = 50  # entries taken by meaning before fusion
 NEIGHBOURS = 10  # nearest words of the user's vocabulary looked at per query word
-NEIGHBOUR_MIN_SIMILARITY = 0.4
+NEIGHBOUR_MIN_SIMILARITY = 0.5
 NEIGHBOUR_MIN_LENGTH = 3  # "k" of "k-pop" is no neighbour of "korean"
 NEIGHBOUR_MAX_SHARE = 0.05  # of the user's entries a neighbour word may be in
 NEIGHBOUR_MAX_ENTRIES = 50  # …or this many, for small users
 # The similarity a query of one known word must reach for an entry found by meaning alone. A query
 # vector averages its words: an unrelated entry's cosine to it shrinks about as 1/sqrt(words), so
 # the same cosine is stronger evidence from a longer query, and the floor shrinks alike.
-FLOOR = 0.5
+FLOOR = 0.45
 # Search drops hits no query word reached below this confidence: on the development sets 0.05 cost
 # 0.005 of paraphrase MRR and kept one more absent query silent, and it removes the faint look-alikes
 # of a user with a handful of entries (whose vectors are barely centered). memory_query does not:
-# its development half lost 0.011 of MRR to it, and its absent set is silent without it.
+# tried there (with an earlier table) its development half lost 0.011 of MRR, and its absent set is
+# silent without it.
 MIN_CONFIDENCE = 0.05
 
 

@@ -1,4 +1,4 @@
-"""A static token table distilled from all-MiniLM-L6-v2 (``scripts/distill_meaning_table.py``): a text's
+"""A static token table distilled from paraphrase-MiniLM-L3-v2 (``scripts/distill_meaning_table.py``): a text's
 vector is the mean of its WordPiece tokens' rows, so it costs a tokenization and a lookup.
 
 The tokenizer also says which words the model knows as words: one token, not a string of sub-word
@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 
 TABLE_DIR = Path(__file__).resolve().parent / "data"
-TABLE_FILE = TABLE_DIR / "minilm_l6_static.npz"
-TOKENIZER_FILE = TABLE_DIR / "minilm_l6_tokenizer.json"
-TABLE_NAME = "minilm-l6-static sif int8"
+TABLE_FILE = TABLE_DIR / "paraphrase_minilm_l3_static.npz"
+TOKENIZER_FILE = TABLE_DIR / "bert_uncased_tokenizer.json"
+TABLE_NAME = "paraphrase-minilm-l3-static sif int8"
 CHUNK = 256
 
 
