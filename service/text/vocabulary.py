@@ -1,0 +1,48 @@
+"""Finding the words of a vocabulary a query word may mean (``similarity`` above 0) without
+comparing it with every word: a typo is looked for only among the lengths it can reach (the words
+grouped by length, compared by ``rapidfuzz`` in C), a word typed in part in the sorted words from
+where it would sort. The track resolver and the memory queries share this.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Collection, Mapping, Sequence
+
+from rapidfuzz import process
+from rapidfuzz.distance import OSA
+
+from service.text.words import budget, similarity
+
+
+def typo_matches(query_word: str, by_length: Mapping[int, Collection[str]]) -> dict[str, float]:
+    """Words within the query word's typo budget, with their similarity. The budget of the query
+    word's length bounds the one ``similarity`` allows (the shorter word's), which rescores."""
+    found: dict[str, float] = {}
+    allowed = budget(len(query_word))
+    if not allowed:
+        return found
+    for length in range(len(query_word) - allowed, len(query_word) + allowed + 1):
+        choices = by_length.get(length)
+        if not choices:
+            continue
+        for word, _, _ in process.extract(query_word, choices, scorer=OSA.distance, score_cutoff=allowed, limit=None):
+            if (score := similarity(query_word, word)) > 0:
+                found[word] = score
+    return found
+
+
+def prefix_matches(query_word: str, ordered: Sequence[str], most: int | None = None) -> dict[str, float]:
+    """Words the query word starts (typed in part: 4 letters or more), from sorted ``ordered``;
+    at most ``most`` of them looked at when given."""
+    found: dict[str, float] = {}
+    if len(query_word) < 4:
+        return found
+    start = bisect.bisect_left(ordered, query_word)
+    stop = len(ordered) if most is None else start + most
+    for word in ordered[start:stop]:
+        if not word.startswith(query_word):
+            break
+        if (score := similarity(query_word, word)) > 0:
+            found[word] = score
+    return found
