@@ -1,5 +1,5 @@
 """One user's memories, analysed for lookups: by id, by deduplication key, by entity words
-(fuzzy) and by summary stems.
+(fuzzy: by stem, and the words a typo or a word typed in part may mean) and by summary stems.
 
 On the embedded engine the analysed copy is kept per user (least recently used dropped) and
 updated by every write of the memory store, because mongomock scans: reading 10,000 memories per
@@ -15,6 +15,7 @@ from typing import Any
 
 from service.memories.keys import summary_terms
 from service.text.analysis import stem
+from service.text.vocabulary import WordLookup
 from service.text.words import words
 from service.timeutil import as_utc
 
@@ -43,6 +44,8 @@ class MemoryIndex:
     by_key: defaultdict[tuple[str, str], set[str]] = field(default_factory=lambda: defaultdict(set))
     vocabulary: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # entity word → ids
     postings: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # term → ids
+    words: WordLookup = field(default_factory=WordLookup)  # the vocabulary's words, for fuzzy lookups
+    stems: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # stem → words
 
     def put(self, doc: dict[str, Any]) -> None:
         self.remove(doc["memory_id"])
@@ -51,6 +54,9 @@ class MemoryIndex:
         self.by_key[(doc["type"], doc["entity_key"])].add(doc["memory_id"])
         for entity in analysed.entity_words:
             for word in entity:
+                if word not in self.vocabulary:
+                    self.words.add(word)
+                    self.stems[stem(word)].add(word)
                 self.vocabulary[word].add(doc["memory_id"])
         for term in analysed.terms:
             self.postings[term].add(doc["memory_id"])
@@ -70,12 +76,21 @@ class MemoryIndex:
                     ids.discard(memory_id)
                     if not ids:
                         del self.vocabulary[word]
+                        self._forget_word(word)
         for term in old.terms:
             ids = self.postings.get(term)
             if ids is not None:
                 ids.discard(memory_id)
                 if not ids:
                     del self.postings[term]
+
+    def _forget_word(self, word: str) -> None:
+        self.words.discard(word)
+        same = self.stems.get(stem(word))
+        if same is not None:
+            same.discard(word)
+            if not same:
+                del self.stems[stem(word)]
 
     def with_key(self, memory_type: str, key: str) -> list[dict[str, Any]]:
         return [self.by_id[m].doc for m in self.by_key.get((memory_type, key), ())]

@@ -57,8 +57,13 @@ def _word_similarity(asked: str, word: str) -> float:
 
 def _vocabulary_matches(index: MemoryIndex, asked: list[str]) -> dict[str, dict[str, float]]:
     """For each asked word, the entity words of this user's memories it matches, with how well.
-    Compared against the vocabulary (distinct words), not every memory."""
-    return {a: {w: s for w in index.vocabulary if (s := _word_similarity(a, w)) > 0} for a in set(asked)}
+    Only the words that can match are compared: those of the same stem, and those ``index.words``
+    finds within a typo or typed in part (not the whole vocabulary)."""
+    found: dict[str, dict[str, float]] = {}
+    for a in set(asked):
+        maybe = index.words.similar(a).keys() | index.stems.get(stem(a), set())
+        found[a] = {w: s for w in maybe if (s := _word_similarity(a, w)) > 0}
+    return found
 
 
 def entity_score(asked: list[str], memory: Analysed, matches: dict[str, dict[str, float]]) -> float:

@@ -2,7 +2,7 @@
 memory scored, the whole vocabulary compared, everything sorted): the same memories, scores and
 order, for random memories whose entities and summaries share words, spelled with typos, in part,
 with or without "the", under any filters, limit and (made-up) meaning; also after memories are
-rewritten and removed.
+rewritten and removed, which the index follows word by word.
 """
 
 from __future__ import annotations
@@ -90,6 +90,10 @@ def queries(draw: st.DrawFn, ids: list[str]) -> tuple[str | None, str | None, Fi
 
 
 def agree(index: MemoryIndex, query: tuple[str | None, str | None, Filters, int, Meaning | None]) -> None:
+    # What the index keeps to find words fast says the same as its vocabulary.
+    assert index.words.ordered() == sorted(index.vocabulary)
+    assert len(index.words) == len(index.vocabulary) and all(word in index.words for word in index.vocabulary)
+    assert sorted(w for same in index.stems.values() for w in same) == sorted(index.vocabulary)
     entity, text, chosen, limit, meaning = query
     expected = query_reference.ranked(index, entity, text, chosen, limit, meaning)
     assert answers(ranked(index, entity, text, chosen, limit, meaning)) == answers(expected), query
