@@ -1,7 +1,7 @@
 """Ranking memories for ``memory_query``: by how well they match, then importance, then recency.
 
 ``entity`` matches the memory's entities fuzzily, the way the track resolver compares names
-(``entity_score``); ``text`` matches the summary and the entities by stemmed words: the share of
+(``entity_match``); ``text`` matches the summary and the entities by stemmed words: the share of
 the asked words present. Both given, a memory must match both. With search by meaning on, ``text``
 also reaches what it means (``ranked``); such a row says ``matched_by: "meaning"``.
 """
@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from service.memories.entity_match import EntityScores, entity_candidates, vocabulary_matches
 from service.memories.index import Analysed, MemoryIndex
 from service.search.hybrid import MEANING_FLOOR
 from service.search.semantic.query import Meaning
-from service.text.analysis import stem, terms
-from service.text.words import similarity, weight, words
-
-ENTITY_COVERAGE_MIN = 0.6  # share of the asked entity's words one memory entity must hold
+from service.text.analysis import terms
+from service.text.words import words
 
 
 @dataclass(frozen=True)
@@ -49,42 +48,6 @@ class Filters:
         )
 
 
-def _word_similarity(asked: str, word: str) -> float:
-    if asked == word or stem(asked) == stem(word):
-        return 1.0
-    return similarity(asked, word)
-
-
-def _vocabulary_matches(index: MemoryIndex, asked: list[str]) -> dict[str, dict[str, float]]:
-    """For each asked word, the entity words of this user's memories it matches, with how well.
-    Only the words that can match are compared: those of the same stem, and those ``index.words``
-    finds within a typo or typed in part (not the whole vocabulary)."""
-    found: dict[str, dict[str, float]] = {}
-    for a in set(asked):
-        maybe = index.words.similar(a).keys() | index.stems.get(stem(a), set())
-        found[a] = {w: s for w in maybe if (s := _word_similarity(a, w)) > 0}
-    return found
-
-
-def entity_score(asked: list[str], memory: Analysed, matches: dict[str, dict[str, float]]) -> float:
-    """Names compared as folded words, a leading "the" ignored, the same stem ("zombie"/"zombies"),
-    a word typed in part or with a typo within budget. An entity matches when most of the asked
-    words are found in one of the memory's entities; its score also counts how much of that entity
-    was asked for, so "zombies" ranks "The Zombies" above "Zombies Tribute Band"."""
-    total = sum(weight(a) for a in asked)
-    best = 0.0
-    for entity in memory.entity_words:
-        if not entity:
-            continue
-        found = [max((matches[a].get(w, 0.0) for w in entity), default=0.0) for a in asked]
-        coverage = sum(f * weight(a) for f, a in zip(found, asked, strict=True)) / total
-        if coverage < ENTITY_COVERAGE_MIN:
-            continue
-        covered = sum(1 for w in entity if any(matches[a].get(w, 0.0) > 0 for a in asked)) / len(entity)
-        best = max(best, 0.8 * coverage + 0.2 * covered)
-    return best
-
-
 def text_score(
     asked_terms: list[str], memory: Analysed, near: dict[str, list[tuple[str, float]]] | None = None
 ) -> float:
@@ -104,15 +67,17 @@ def _near(meaning: Meaning | None) -> dict[str, list[tuple[str, float]]]:
 
 
 def _candidates(
-    index: MemoryIndex, matches: dict[str, dict[str, float]] | None, asked_terms: list[str], meaning: Meaning | None
+    index: MemoryIndex,
+    asked: list[str],
+    matches: dict[str, dict[str, float]] | None,
+    asked_terms: list[str],
+    meaning: Meaning | None,
 ) -> Iterable[Analysed]:
-    """Memories that can score: holding a matched entity word (entity asked), else one of the
-    asked terms or their neighbours in meaning, or near the text in meaning (text asked), else all."""
+    """Memories that can score: those ``entity_candidates`` keeps (entity asked), else holding one
+    of the asked terms or their neighbours in meaning, or near the text in meaning (text asked), else all."""
     ids: set[str] = set()
     if matches is not None:
-        for words_found in matches.values():
-            for word in words_found:
-                ids |= index.vocabulary[word]
+        ids = entity_candidates(index, asked, matches)
     elif asked_terms:
         near = _near(meaning)
         for term in asked_terms:
@@ -147,16 +112,17 @@ def ranked(
     asked_terms = list(dict.fromkeys(terms(text))) if text else []
     if (entity and not asked) or (text and not asked_terms):
         return []
-    matches = _vocabulary_matches(index, asked) if asked else None
+    matches = vocabulary_matches(index, asked) if asked else None
+    entity_scores = EntityScores(asked, matches or {})
     near = _near(meaning)
     scored: list[tuple[float, Analysed, bool]] = []
-    for memory in _candidates(index, matches, asked_terms, meaning):
+    for memory in _candidates(index, asked, matches, asked_terms, meaning):
         if not filters.admit(memory):
             continue
         parts = []
         alone = False
         if asked:
-            parts.append(entity_score(asked, memory, matches or {}))
+            parts.append(entity_scores.of(memory))
         if asked_terms:
             direct = text_score(asked_terms, memory)
             part = direct
