@@ -3,7 +3,8 @@
 share a word ("Artist 12", "Artist 40", ...: every memory holds "artist") and their summaries share
 words too ("Memory 12 about arrangements and mood"). One store grows between the sizes; user 1 is
 measured through the in-process MCP client (search by meaning on, the default), p50 / p95 in ms.
-Calls answered RATE_LIMITED are waited out (``retry_after_s``) and timed from the last attempt.
+An asked N is below 1,000 (a number of 1-3 digits allows no typo), so every size answers the same
+rows. Calls answered RATE_LIMITED are waited out (``retry_after_s``) and timed from the last attempt.
 
     python scripts/bench_memory_query.py [--sizes 0,1000,5000] [--repeat 60]
 """
@@ -73,7 +74,7 @@ def rows(size: int, rng: random.Random) -> dict[str, tuple[str, Callable[[], dic
     """Each row: the tool and its arguments; an entity or word asked is one a stored memory holds."""
 
     def some() -> int:
-        return rng.randrange(size) if size else 12
+        return rng.randrange(min(size, 1000)) if size else 12
 
     return {
         'memory_query (entity "artist N")': ("memory_query", lambda: {"entity": f"artist {some()}"}),
