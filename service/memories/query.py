@@ -1,25 +1,26 @@
 """Ranking memories for ``memory_query``: by how well they match, then importance, then recency.
 
 ``entity`` matches the memory's entities fuzzily, the way the track resolver compares names
-(``entity_score``); ``text`` matches the summary and the entities by stemmed words: the share of
+(``entity_match``); ``text`` matches the summary and the entities by stemmed words: the share of
 the asked words present. Both given, a memory must match both. With search by meaning on, ``text``
 also reaches what it means (``ranked``); such a row says ``matched_by: "meaning"``.
 """
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterable
+from collections import defaultdict
+from collections.abc import Set
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from service.memories.entity_match import EntityScores, entity_candidates, vocabulary_matches
 from service.memories.index import Analysed, MemoryIndex
 from service.search.semantic.query import Meaning
-from service.text.analysis import stem, terms
-from service.text.words import similarity, weight, words
+from service.text.analysis import terms
+from service.text.words import words
 
-ENTITY_COVERAGE_MIN = 0.6  # share of the asked entity's words one memory entity must hold
+Scored = tuple[float, bool, Set[str]]  # a score, found by meaning alone, the memories with both
 
 
 @dataclass(frozen=True)
@@ -48,37 +49,6 @@ class Filters:
         )
 
 
-def _word_similarity(asked: str, word: str) -> float:
-    if asked == word or stem(asked) == stem(word):
-        return 1.0
-    return similarity(asked, word)
-
-
-def _vocabulary_matches(index: MemoryIndex, asked: list[str]) -> dict[str, dict[str, float]]:
-    """For each asked word, the entity words of this user's memories it matches, with how well.
-    Compared against the vocabulary (distinct words), not every memory."""
-    return {a: {w: s for w in index.vocabulary if (s := _word_similarity(a, w)) > 0} for a in set(asked)}
-
-
-def entity_score(asked: list[str], memory: Analysed, matches: dict[str, dict[str, float]]) -> float:
-    """Names compared as folded words, a leading "the" ignored, the same stem ("zombie"/"zombies"),
-    a word typed in part or with a typo within budget. An entity matches when most of the asked
-    words are found in one of the memory's entities; its score also counts how much of that entity
-    was asked for, so "zombies" ranks "The Zombies" above "Zombies Tribute Band"."""
-    total = sum(weight(a) for a in asked)
-    best = 0.0
-    for entity in memory.entity_words:
-        if not entity:
-            continue
-        found = [max((matches[a].get(w, 0.0) for w in entity), default=0.0) for a in asked]
-        coverage = sum(f * weight(a) for f, a in zip(found, asked, strict=True)) / total
-        if coverage < ENTITY_COVERAGE_MIN:
-            continue
-        covered = sum(1 for w in entity if any(matches[a].get(w, 0.0) > 0 for a in asked)) / len(entity)
-        best = max(best, 0.8 * coverage + 0.2 * covered)
-    return best
-
-
 def text_score(
     asked_terms: list[str], memory: Analysed, near: dict[str, list[tuple[str, float]]] | None = None
 ) -> float:
@@ -97,27 +67,127 @@ def _near(meaning: Meaning | None) -> dict[str, list[tuple[str, float]]]:
     return dict(zip(meaning.terms, meaning.neighbours, strict=True)) if meaning else {}
 
 
-def _candidates(
-    index: MemoryIndex, matches: dict[str, dict[str, float]] | None, asked_terms: list[str], meaning: Meaning | None
-) -> Iterable[Analysed]:
-    """Memories that can score: holding a matched entity word (entity asked), else one of the
-    asked terms or their neighbours in meaning, or near the text in meaning (text asked), else all."""
-    ids: set[str] = set()
-    if matches is not None:
-        for words_found in matches.values():
-            for word in words_found:
-                ids |= index.vocabulary[word]
-    elif asked_terms:
-        near = _near(meaning)
-        for term in asked_terms:
-            ids |= index.postings.get(term, set())
-            for other, _ in near.get(term, ()):
-                ids |= index.postings.get(other, set())
-        if meaning is not None:
-            ids |= {key[1] for key, s in meaning.similarity.items() if s >= meaning.floor}
-    else:
-        return index.by_id.values()
-    return (index.by_id[m] for m in ids if m in index.by_id)
+def _text_part(
+    asked_terms: list[str], memory: Analysed, meaning: Meaning | None, near: dict[str, list[tuple[str, float]]]
+) -> tuple[float, bool] | None:
+    """The text's part of the memory's score and whether meaning alone found it; None: not found."""
+    direct = text_score(asked_terms, memory)
+    part, alone = direct, False
+    if meaning is not None:
+        similarity = meaning.similarity.get(("memory", memory.doc["memory_id"]), 0.0)
+        widened = text_score(asked_terms, memory, near)
+        if widened <= 0 and similarity < meaning.floor:
+            return None
+        part, alone = (widened + max(0.0, similarity)) / 2, direct <= 0
+    return part, alone
+
+
+def _combined(parts: list[float]) -> float | None:
+    """A memory's score from its parts (1.0 for none); None when a part did not match."""
+    if not parts:
+        return 1.0
+    return None if min(parts) <= 0 else sum(parts) / len(parts)
+
+
+def _by_entity(
+    index: MemoryIndex,
+    asked: list[str],
+    asked_terms: list[str],
+    filters: Filters,
+    meaning: Meaning | None,
+    near: dict[str, list[tuple[str, float]]],
+) -> list[Scored]:
+    matches = vocabulary_matches(index, asked)
+    entity_scores = EntityScores(asked, matches)
+    groups: defaultdict[tuple[float, bool], set[str]] = defaultdict(set)
+    everything = filters == Filters()  # no filter: no call to admit per candidate
+    for memory_id in entity_candidates(index, asked, matches):
+        memory = index.by_id.get(memory_id)
+        if memory is None or not (everything or filters.admit(memory)):
+            continue
+        score, alone = entity_scores.of(memory), False
+        if score <= 0:
+            continue
+        if asked_terms:
+            found = _text_part(asked_terms, memory, meaning, near)
+            if found is None or (combined := _combined([score, found[0]])) is None:
+                continue
+            score, alone = combined, found[1]
+        groups[score, alone].add(memory_id)
+    return [(score, alone, ids) for (score, alone), ids in groups.items()]
+
+
+def _holding(index: MemoryIndex, relevant: list[str]) -> dict[int, set[str]]:
+    """The memories holding any of the terms, grouped by which they hold (bit i: ``relevant[i]``),
+    by splitting sets (in C), not memory by memory."""
+    groups: dict[int, set[str]] = {}
+    for bit, term in enumerate(relevant):
+        posting = index.postings.get(term)
+        if not posting:
+            continue
+        fresh = set(posting)
+        split: dict[int, set[str]] = {}
+        for mask, ids in groups.items():
+            both = ids & posting
+            if both:
+                fresh -= both
+                ids -= both
+                split[mask | 1 << bit] = both
+            if ids:
+                split[mask] = ids
+        if fresh:
+            split[1 << bit] = fresh
+        groups = split
+    return groups
+
+
+def _by_text(
+    index: MemoryIndex, asked_terms: list[str], meaning: Meaning | None, near: dict[str, list[tuple[str, float]]]
+) -> list[Scored]:
+    """Memories holding an asked term or a neighbour of one in meaning, or near the text in meaning.
+    A memory with no similarity of its own to the text scores only by which of those terms it holds,
+    so the memories holding the same ones are scored once, as a group, not one by one."""
+    relevant = list(dict.fromkeys(asked_terms + [other for t in asked_terms for other, _ in near.get(t, ())]))
+    by_meaning: set[str] = set()
+    if meaning is not None:  # scored one by one: their similarity to the text is their own
+        by_meaning = {key[1] for key, s in meaning.similarity.items() if s >= meaning.floor or key[0] == "memory"}
+    groups = _holding(index, relevant)
+    for ids in groups.values():
+        ids -= by_meaning
+    scored: list[Scored] = []
+    for ids in [*(ids for ids in groups.values() if ids), *({m} for m in by_meaning if m in index.by_id)]:
+        found = _text_part(asked_terms, index.by_id[next(iter(ids))], meaning, near)
+        if found is not None and (score := _combined([found[0]])) is not None:
+            scored.append((score, found[1], ids))
+    return scored
+
+
+def _best(index: MemoryIndex, scored: list[Scored], filters: Filters, limit: int) -> list[tuple[float, Analysed, bool]]:
+    """The ``limit`` best the filters admit: by score rounded to 2 places, then ``Analysed.rank``.
+    The memories of one rounded score are walked in rank order, so a score shared by many stops at
+    ``limit`` instead of sorting them all."""
+    levels: defaultdict[float, list[Scored]] = defaultdict(list)
+    for group in scored:
+        levels[round(group[0], 2)].append(group)
+    best: list[tuple[float, Analysed, bool]] = []
+    for rounded in sorted(levels, reverse=True):
+        if len(best) >= limit:
+            break
+        if len(levels[rounded]) == 1:
+            score, alone, members = levels[rounded][0]
+            of = None
+        else:
+            of = {memory_id: (score, alone) for score, alone, ids in levels[rounded] for memory_id in ids}
+            members = of.keys()
+        for memory_id in index.in_rank_order(members):
+            memory = index.by_id[memory_id]
+            if filters.admit(memory):
+                if of is not None:
+                    score, alone = of[memory_id]
+                best.append((score, memory, alone))
+                if len(best) >= limit:
+                    break
+    return best
 
 
 def ranked(
@@ -141,30 +211,11 @@ def ranked(
     asked_terms = list(dict.fromkeys(terms(text))) if text else []
     if (entity and not asked) or (text and not asked_terms):
         return []
-    matches = _vocabulary_matches(index, asked) if asked else None
     near = _near(meaning)
-    scored: list[tuple[float, Analysed, bool]] = []
-    for memory in _candidates(index, matches, asked_terms, meaning):
-        if not filters.admit(memory):
-            continue
-        parts = []
-        alone = False
-        if asked:
-            parts.append(entity_score(asked, memory, matches or {}))
-        if asked_terms:
-            direct = text_score(asked_terms, memory)
-            part = direct
-            if meaning is not None:
-                similarity = meaning.similarity.get(("memory", memory.doc["memory_id"]), 0.0)
-                widened = text_score(asked_terms, memory, near)
-                if widened <= 0 and similarity < meaning.floor:
-                    continue
-                part, alone = (widened + max(0.0, similarity)) / 2, direct <= 0
-            parts.append(part)
-        if any(p <= 0 for p in parts):
-            continue
-        scored.append((sum(parts) / len(parts) if parts else 1.0, memory, alone))
-    best = heapq.nsmallest(
-        limit, scored, key=lambda s: (-round(s[0], 2), -s[1].doc["importance"], -s[1].moment, s[1].doc["memory_id"])
-    )
-    return [(score, memory.doc, alone) for score, memory, alone in best]
+    if asked:
+        scored = _by_entity(index, asked, asked_terms, filters, meaning, near)
+    elif asked_terms:
+        scored = _by_text(index, asked_terms, meaning, near)
+    else:
+        scored = [(1.0, False, index.by_id.keys())]
+    return [(score, memory.doc, alone) for score, memory, alone in _best(index, scored, filters, limit)]

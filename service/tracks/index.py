@@ -8,16 +8,13 @@ and as a prefix (a word typed in part). Only tracks holding a matched word are s
 
 from __future__ import annotations
 
-import bisect
 import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from rapidfuzz import process
-from rapidfuzz.distance import OSA
-
-from service.text.words import budget, core_title, folded_text, similarity, words
+from service.text.vocabulary import prefix_matches, typo_matches
+from service.text.words import core_title, folded_text, words
 
 # Field codes, in the order a tie between fields is read: title, then artists (artist k of a track
 # is ARTIST + k), then album ("toto" is the band before it is their album "Toto IV").
@@ -118,24 +115,6 @@ class CatalogIndex:
             found[query_word] = 1.0
         if exact_only:
             return found
-        allowed = budget(len(query_word))
-        if allowed:
-            for length in range(len(query_word) - allowed, len(query_word) + allowed + 1):
-                choices = self._by_length.get(length)
-                if not choices:
-                    continue
-                for word, _, _ in process.extract(
-                    query_word, choices, scorer=OSA.distance, score_cutoff=allowed, limit=None
-                ):
-                    score = similarity(query_word, word)
-                    if score > found.get(word, 0.0):
-                        found[word] = score
-        if len(query_word) >= 4:
-            start = bisect.bisect_left(self._sorted, query_word)
-            for word in self._sorted[start : start + 200]:  # bounded: a prefix of 200+ words says little
-                if not word.startswith(query_word):
-                    break
-                score = similarity(query_word, word)
-                if score > found.get(word, 0.0):
-                    found[word] = score
+        found.update(typo_matches(query_word, self._by_length))
+        found.update(prefix_matches(query_word, self._sorted, most=200))  # bounded: a prefix of 200+ words says little
         return found
