@@ -39,7 +39,7 @@ from tests.search.paraphrases_heldout import HELDOUT_PARAPHRASES  # noqa: E402
 from tests.support import connected  # noqa: E402
 
 SHIPPED = query.RULES
-NO_RULES = query.PrecisionRules(False, True, False, 0.35, 0.25, False, 0.0)
+NO_RULES = query.PrecisionRules(False, True, False, 0.35, 0.25, False, 0.0, 0.0)
 ROWS: dict[str, dict[str, Any]] = {
     "shipped": {},
     "without known words only": {"rules": replace(SHIPPED, known_words_only=False)},
@@ -47,6 +47,7 @@ ROWS: dict[str, dict[str, Any]] = {
     "without known stand-ins only": {"rules": replace(SHIPPED, known_neighbours_only=False)},
     "stand-ins from similarity 0.35 (was)": {"rules": replace(SHIPPED, neighbour_min_similarity=0.35)},
     "no least confidence": {"rules": replace(SHIPPED, min_confidence=0.0)},
+    "no share of the best": {"rules": replace(SHIPPED, share_of_best=0.0)},
     "flat floor 0.32": {"rules": replace(SHIPPED, floor=0.32, floor_by_words=False)},
     "flat floor 0.25 (was)": {"rules": replace(SHIPPED, floor=0.25, floor_by_words=False)},
     "no precision rule": {"rules": NO_RULES},
