@@ -63,8 +63,8 @@ MEMORY_SPECS: list[ToolSpec] = [
         "the summaries; type, since_days and importance_min filter. Targeted, not a dump: at most limit (default "
         "10, max 50) memories ranked by match, then importance, then recency, each with memory_id, timestamp, "
         "days_ago, type, entities, summary, importance, seen_count, metadata, score, and fuzzy (aged to a gist: "
-        "treat the details as half-remembered); a row found by meaning has matched_by='meaning' and confidence "
-        "0-1 (below 0.5: a guess). Nothing matching is an empty list." + ENVELOPE,
+        "treat the details as half-remembered); rows found by meaning carry confidence (0-1; below 0.5 a guess). "
+        "Nothing matching is an empty list." + ENVELOPE,
         query,
         read_only=True,
         destructive=False,

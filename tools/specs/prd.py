@@ -247,9 +247,8 @@ PRD_SPECS: list[ToolSpec] = [
         "Keyword search over the user's playlists (name, tags, description, seed context), preference "
         "events and profile, best first. Use it to 'find that playlist from before' by vibe or name, then "
         "confirm with memory_get_playlist. Hits are lean (short snippet; a playlist's name, an event's type "
-        "and time); detail='full' adds every stored field and the matched words. A hit no query word matched, "
-        "found by meaning, has metadata.matched_by='meaning' and confidence 0-1: below 0.5 call it a guess. "
-        "No hits means nothing stored matches: say so rather than offer a look-alike." + ENVELOPE,
+        "and time); detail='full' adds every stored field and the matched words. Hits found by meaning carry "
+        "metadata.confidence (0-1; below 0.5 a guess). No hits: nothing stored matches, say so." + ENVELOPE,
         search,
         read_only=True,
         destructive=False,
