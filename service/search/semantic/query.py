@@ -52,7 +52,7 @@ class PrecisionRules:
     known_neighbours_only: bool = True  # a stand-in is a known word, for a known word
     neighbour_min_similarity: float = NEIGHBOUR_MIN_SIMILARITY
     floor: float = FLOOR  # least similarity of an entry reached by meaning alone, for a one-word query
-    floor_by_words: bool = True  # …divided by the square root of the number of known words
+    floor_by_words: bool = True  # …divided by the square root of the query's words that weigh
     min_confidence: float = MIN_CONFIDENCE  # least confidence of a hit no query word reached
     share_of_best: float = SHARE_OF_BEST  # …and least share of the best entry's similarity
 
