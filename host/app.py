@@ -115,6 +115,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     holder = ServiceHolder()
     tokens = TokenStore(settings.tokens_path)
     metrics = ToolMetrics()
+    metrics.watch_store(lambda: holder.service.database.health() if holder.service is not None else None)
     identity = bearer_identity(settings, tokens)
     policy = call_policy(settings, identity, metrics)
     subscriptions = Subscriptions()  # the page's writes reach MCP subscribers too
@@ -199,8 +200,14 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
         ready = service is not None and await service.database.ping()
         body: dict[str, Any] = {"status": "ready" if ready else "unavailable"}
         if service is not None:
+            health = service.database.health()
+            if ready and health["degraded"]:
+                # Reads are served; writes fail until a commit succeeds again (space freed).
+                ready = False
+                body = {"status": "degraded", "reason": health["degraded"]}
             body["engine"] = service.database.engine
             body["search_by_meaning"] = service.search.meaning_model or "off"
+            body["quarantined_users"] = len(health["quarantined_users"])
         return JSONResponse(body, status_code=200 if ready else 503)
 
     async def metrics_endpoint(request: Request) -> Response:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from service.audit.retention import retaining_audit
 from service.audit.watcher import watching_audit
@@ -35,14 +36,16 @@ class ServiceHolder:
 
 @contextlib.asynccontextmanager
 async def running_service(
-    settings: Settings, holder: ServiceHolder, recover: bool = True
+    settings: Settings, holder: ServiceHolder, recover: bool = True, readonly: bool = False, source: Path | None = None
 ) -> AsyncIterator[MemoryService]:
     """The service on its store. ``recover``: repair what a crash can leave behind first (playlist
-    documents, counters); ``rederive`` opens without it, as that repair would hide what it reports."""
-    async with open_database(settings) as db:
+    documents, counters); ``rederive`` opens without it, as that repair would hide what it reports.
+    ``readonly``: read the embedded store beside a running server, writing nothing (``source``:
+    another file, a backup)."""
+    async with open_database(settings, readonly, source) as db:
         record_audit_on_write_path(db)
         service = MemoryService(db, settings)
-        rebuilt = await service.recover() if recover else 0
+        rebuilt = await service.recover() if recover and not readonly else 0
         if rebuilt:
             log.warning("rolled %d playlist documents forward after an interrupted write", rebuilt)
         holder.service = service

@@ -107,6 +107,33 @@ class StorageUnavailable(MemoryServiceError):
     """The database could not be reached or refused the write."""
 
 
+class StorageFull(StorageUnavailable):
+    """The disk is full: the write was not applied (details.reason ``storage_full``)."""
+
+    def __init__(self, message: str = "the disk holding the store is full: the write was not applied") -> None:
+        super().__init__(message, {"reason": "storage_full"})
+
+
+class StorageFault(StorageUnavailable):
+    """The store could not make the write durable (an I/O error): it was not applied
+    (details.reason ``storage_error``)."""
+
+    def __init__(self, message: str = "the store could not write to disk: the write was not applied") -> None:
+        super().__init__(message, {"reason": "storage_error"})
+
+
+class UserQuarantined(StorageUnavailable):
+    """A stored record of this user is damaged: the user's calls are refused until an operator
+    salvages it (details.reason ``user_quarantined``); every other user is served."""
+
+    def __init__(self, user_id: int) -> None:
+        super().__init__(
+            f"a stored record of user {user_id} is damaged; this user's memory is unavailable until an "
+            f"operator runs `memory-service salvage --user-id {user_id}`",
+            {"reason": "user_quarantined"},
+        )
+
+
 class DataDirectoryLocked(RuntimeError):
     """A second process tried to open an embedded data directory already in use."""
 

@@ -67,12 +67,17 @@ class MemoryService:
         self.users = UserService(db, writer.settle, self.search.user_reloaded)
         self.audit = AuditReader(db)
         self.search.on_user_reloaded(self.context.forget_served)  # forget, import, delete: the last block goes
+        db.on_reverted(self.search.user_reloaded)  # a failed call's changes undone: so is what was derived
         self._twin: MemoryService | None = None
         self._twin_stack = contextlib.AsyncExitStack()
 
     @property
     def database(self) -> Database:
         return self._db
+
+    def refuse_quarantined(self, user_id: int) -> None:
+        """``UserQuarantined`` if a stored record of this user is damaged (until it is salvaged)."""
+        self._db.refuse_quarantined(user_id)
 
     @unit_of_work
     async def recover(self) -> int:

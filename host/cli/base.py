@@ -92,10 +92,17 @@ T = TypeVar("T")
 
 
 def run_on_service(
-    settings: Settings, work: Callable[[MemoryService], Awaitable[T]], command: str, recover: bool = True
+    settings: Settings,
+    work: Callable[[MemoryService], Awaitable[T]],
+    command: str,
+    recover: bool = True,
+    readonly: bool = False,
+    source: Path | None = None,
 ) -> T:
+    """``work`` on the opened store; ``readonly``: beside a running server, writing nothing."""
+
     async def main() -> T:
-        async with running_service(settings, ServiceHolder(), recover) as service:
+        async with running_service(settings, ServiceHolder(), recover, readonly, source) as service:
             # What the CLI writes is audited like a tool call, as the machine's own user.
             with acting_as(CallOrigin("local", f"cli.{command}", new_request_id())):
                 return await work(service)

@@ -1,13 +1,14 @@
-"""``memory-service``: serve, seed, export, import, age, rederive and token. Every flag also reads
+"""``memory-service``: serve, seed, export, import, age, rederive, verify, salvage, backup, restore
+and token. Every flag also reads
 ``MEMORY_…``."""
 
 from __future__ import annotations
 
-from host.cli import data, maintenance, serve
+from host.cli import data, maintenance, operate, serve
 from host.cli.base import app
 from host.cli.tokens import tokens_app
 
-for function, options in serve.COMMANDS + data.COMMANDS + maintenance.COMMANDS:  # the order --help lists
+for function, options in serve.COMMANDS + data.COMMANDS + maintenance.COMMANDS + operate.COMMANDS:  # the order --help lists
     app.command(**options)(function)
 app.add_typer(tokens_app, name="token")
 

@@ -48,10 +48,17 @@ def _document_id(filter_: Mapping[str, Any]) -> Any:
 
 class TrackedCollection:
     def __init__(
-        self, motor_collection: Any, mark_dirty: MarkDirty, on_change: OnChange | None = None, in_process: bool = False
+        self,
+        motor_collection: Any,
+        mark_dirty: MarkDirty,
+        on_change: OnChange | None = None,
+        in_process: bool = False,
+        before_write: Callable[[], None] | None = None,
     ) -> None:
         self._collection = motor_collection
         self._mark_dirty = mark_dirty
+        # The embedded engine refuses a write of a call whose earlier changes a failure undid.
+        self._before_write = before_write or (lambda: None)
         self.on_change = on_change
         self.name: str = motor_collection.name
         # The embedded engine answers without ever suspending: each call yields to the event loop
@@ -159,6 +166,7 @@ class TrackedCollection:
 
     async def insert_one(self, document: Mapping[str, Any]) -> None:
         doc_id = _document_id(document)
+        self._before_write()
         try:
             await self._run(self._collection.insert_one(document))
         finally:
@@ -168,6 +176,7 @@ class TrackedCollection:
     async def update_one(self, filter_: Mapping[str, Any], update: Mapping[str, Any], upsert: bool = False) -> int:
         """Return how many documents matched (0 means the condition did not hold)."""
         doc_id = _document_id(filter_)
+        self._before_write()
         try:
             result = await self._run(self._collection.update_one(filter_, update, upsert=upsert))
         finally:
@@ -181,6 +190,7 @@ class TrackedCollection:
         self, filter_: Mapping[str, Any], update: Mapping[str, Any], upsert: bool = False
     ) -> dict[str, Any] | None:
         doc_id = _document_id(filter_)
+        self._before_write()
         try:
             after: dict[str, Any] | None = await self._run(
                 self._collection.find_one_and_update(
@@ -199,6 +209,7 @@ class TrackedCollection:
         doc_id = _document_id(document)
         # A sharded cluster refuses an upsert whose filter lacks the shard key (user_id).
         owner = {"user_id": document["user_id"]} if "user_id" in document else {}
+        self._before_write()
         try:
             await self._run(
                 self._collection.replace_one({"_id": doc_id, **owner, **(condition or {})}, document, upsert=True)
@@ -216,6 +227,7 @@ class TrackedCollection:
         """Delete in batches, each its own round trip, so a user with 50,000 documents does not
         hold the event loop; each batch names its documents, so the journal drops exactly those."""
         ids = [doc["_id"] for doc in await self.find(filter_, {"_id": 1})]
+        self._before_write()
         deleted = 0
         for start in range(0, len(ids), batch):
             chunk = ids[start : start + batch]

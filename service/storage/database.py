@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from beanie import init_beanie
@@ -13,7 +14,7 @@ from pymongo.errors import PyMongoError
 
 from models.documents.registry import DOCUMENT_MODELS
 from models.validators import VALIDATORS
-from service.errors import StorageUnavailable
+from service.errors import StorageUnavailable, UserQuarantined
 from service.settings import Settings
 from service.storage.collection import OnChange, TrackedCollection
 from service.storage.embedded.engine import EmbeddedEngine
@@ -41,6 +42,64 @@ class Database:
     memory_controls: TrackedCollection
     _raw_database: Any = field(repr=False)
     _embedded: EmbeddedEngine | None = field(default=None, repr=False)
+    _on_reverted: list[Callable[[int], Awaitable[None]]] = field(default_factory=list, repr=False)
+
+    @asynccontextmanager
+    async def unit(self) -> AsyncIterator[None]:
+        """One call's writes as a unit of work: committed (durable on the embedded store) when it
+        ends; if it fails, or its commit does, none of its changes remain, in memory or on disk.
+        A unit inside a unit is part of it. (Real MongoDB acknowledges each write itself.)"""
+        engine = self._embedded
+        if engine is None:
+            yield
+            return
+        unit, outermost = engine.begin()
+        if not outermost:
+            yield
+            return
+        try:
+            yield
+            await engine.commit_async()
+        except BaseException:
+            engine.abandon(unit)
+            raise
+        finally:
+            engine.end(unit)
+            await self._refresh_reverted()
+
+    def on_reverted(self, hook: Callable[[int], Awaitable[None]]) -> None:
+        """Call ``hook(user_id)`` when a user's documents went back to the file (a failed call or
+        commit): what the service keeps beside the store (search index, cached context) is rebuilt."""
+        self._on_reverted.append(hook)
+
+    async def _refresh_reverted(self) -> None:
+        assert self._embedded is not None
+        for user_id in sorted(self._embedded.take_reverted()):
+            for hook in self._on_reverted:
+                await hook(user_id)
+
+    def refuse_quarantined(self, user_id: int) -> None:
+        if self._embedded is not None and user_id in self._embedded.quarantined:
+            raise UserQuarantined(user_id)
+
+    def health(self) -> dict[str, Any]:
+        """The store's state for readiness and metrics: ``degraded`` names why commits fail (None
+        while they succeed), with the failed commits so far and the quarantined users."""
+        engine = self._embedded
+        if engine is None:
+            return {"degraded": None, "failed_commits": 0, "quarantined_users": []}
+        failing = engine.failing
+        reason = (failing.details or {}).get("reason") if failing is not None and isinstance(failing.details, dict) else None
+        return {
+            "degraded": reason,
+            "failed_commits": engine.failed_commits,
+            "quarantined_users": sorted(engine.quarantined),
+        }
+
+    @property
+    def embedded(self) -> EmbeddedEngine | None:
+        """The embedded engine (None on MongoDB): what the operator commands inspect."""
+        return self._embedded
 
     def commit(self) -> None:
         """Make every write so far durable, blocking the loop (bulk loaders, shutdown).
@@ -50,10 +109,13 @@ class Database:
             self._embedded.commit()
 
     async def commit_async(self) -> None:
-        """Make every write so far durable before the caller is answered (embedded store), with
-        the disk work off the event loop."""
+        """Make the running call's writes so far durable before it goes on (outside a call: the
+        background writes), with the disk work off the event loop (embedded store)."""
         if self._embedded is not None:
-            await self._embedded.commit_async()
+            try:
+                await self._embedded.commit_async()
+            finally:
+                await self._refresh_reverted()
 
     async def scrub(self) -> None:
         """After a hard delete: leave no copy of deleted data in the embedded store's files.
@@ -136,7 +198,12 @@ async def _drop_scanning_indexes(database: Any) -> None:
 
 
 @asynccontextmanager
-async def open_database(settings: Settings) -> AsyncIterator[Database]:
+async def open_database(
+    settings: Settings, readonly: bool = False, source: Path | None = None
+) -> AsyncIterator[Database]:
+    """The configured store; ``readonly`` (embedded) reads the file without taking the directory's
+    lock and writes nothing, so it works beside a running server; ``source`` reads another file
+    (a backup)."""
     embedded: EmbeddedEngine | None = None
     client: Any
     if settings.mongodb_uri:
@@ -145,9 +212,9 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
         client = AsyncIOMotorClient(settings.mongodb_uri, w="majority", journal=True, tz_aware=True)
         mark_dirty = _ignore_dirty
     else:
-        embedded = EmbeddedEngine(settings.data_dir, settings.database_name, settings.journal)
+        embedded = EmbeddedEngine(settings.data_dir, settings.database_name, settings.journal, readonly, source)
         loaded = embedded.open()
-        log.info("embedded store at %s: %d documents loaded", settings.data_dir, loaded)
+        log.info("embedded store at %s: %d documents loaded", embedded.source, loaded)
         client = embedded.client
         mark_dirty = embedded.mark_dirty
     raw = client[settings.database_name]
@@ -162,7 +229,12 @@ async def open_database(settings: Settings) -> AsyncIterator[Database]:
             await _drop_scanning_indexes(raw)
 
         def tracked(name: str) -> TrackedCollection:
-            return TrackedCollection(raw[name], mark_dirty, in_process=embedded is not None)
+            return TrackedCollection(
+                raw[name],
+                mark_dirty,
+                in_process=embedded is not None,
+                before_write=embedded.before_write if embedded is not None else None,
+            )
 
         yield Database(
             engine="mongodb" if settings.mongodb_uri else "embedded",

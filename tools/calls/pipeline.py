@@ -90,6 +90,8 @@ class CallPipeline:
 
     async def _serving(self, call: Call, user_id: int | None) -> MemoryService:
         service = self.provide()
+        if user_id is not None:
+            service.refuse_quarantined(user_id)
         if not call.gated or user_id is None:
             return service
         if call.access is Access.WRITE:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
+import logging
 from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -12,10 +14,16 @@ from typing import Any, cast
 from mongomock.collection import Collection as MockCollection
 from mongomock_motor import AsyncMongoMockClient
 
-from service.storage.embedded.journal import DocumentWrite, Journal
+from service.errors import StorageFault, StorageUnavailable, UserQuarantined
+from service.storage.embedded.journal import Damage, DocumentWrite, Journal
 from service.storage.embedded.lockfile import DataDirLock
+from service.storage.embedded.pending import ALL_FIELDS, Changes, Key, Unit, current_unit, merge
+from service.storage.embedded.records import owner
 from service.storage.embedded.tuning.install import install
-from service.storage.embedded.tuning.user_index import rebuild_user_index
+from service.storage.embedded.tuning.user_index import by_user, rebuild_user_index
+
+log = logging.getLogger(__name__)
+JOURNAL_FILE = "memory.sqlite3"
 
 
 def _mock_collection(client: AsyncMongoMockClient[dict[str, Any]], database: str, name: str) -> MockCollection:
@@ -24,33 +32,43 @@ def _mock_collection(client: AsyncMongoMockClient[dict[str, Any]], database: str
     return cast(MockCollection, client[database][name]._AsyncMongoMockCollection__collection)
 
 
-# Whole document (insert, replace, delete) rather than named fields.
-ALL_FIELDS = None
-
-
 class EmbeddedEngine:
     """Owns the in-process client, the data-directory lock and the journal.
 
     SQLite work runs on one writer thread, in commit order, so a call waiting for its commit
     leaves the event loop free for every other session; what a commit stores is encoded on the
-    loop at one instant (no coroutine runs meanwhile), so it is a consistent state.
+    loop at one instant (no coroutine runs meanwhile), so it is a consistent state. Each call
+    commits its own changes (``pending``); a commit that fails puts them back to what the file
+    holds, so memory never shows a write the disk does not have.
+
+    ``readonly`` opens the file without the lock and writes nothing (what a command that only
+    reads uses while the server runs); ``source`` reads another file (a backup) instead.
     """
 
-    def __init__(self, data_dir: Path, database: str, journal: bool) -> None:
+    def __init__(
+        self, data_dir: Path, database: str, journal: bool, readonly: bool = False, source: Path | None = None
+    ) -> None:
         install()  # mongomock's tuning: only a process that runs the embedded engine changes mongomock
         self.data_dir = data_dir
         self.database = database
         self.client: AsyncMongoMockClient[dict[str, Any]] = AsyncMongoMockClient(tz_aware=True)
+        self.readonly = readonly
+        self.source = source or data_dir / JOURNAL_FILE
         self._lock = DataDirLock(data_dir)
         self._journal: Journal | None = None
         self._use_journal = journal
-        # (collection, _id) -> the fields changed since the last commit, or ALL_FIELDS.
-        self._dirty: dict[tuple[str, Any], set[str] | None] = {}
+        self._ambient: Changes = {}  # changes made outside any unit of work (background jobs)
+        self._units: set[Unit] = set()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
-        # The newest write handed to the thread: a call whose changes an earlier commit already
-        # took must still wait until they are on disk before it is answered.
+        # The newest write handed to the thread: every earlier one is done when it is.
         self._last_write: Future[None] | None = None
         self._stores: dict[str, Any] = {}
+        self.failed_commits = 0
+        self.failing: StorageUnavailable | None = None  # the last commit failed (full disk, I/O error)
+        self.damage: list[Damage] = []  # every damaged record found when the store was opened
+        self.quarantined: dict[int, list[Damage]] = {}
+        self._held: dict[int, list[tuple[str, dict[str, Any]]]] = {}  # quarantined users' sound records
+        self._reverted: set[int] = set()
 
     def _store(self, name: str) -> Any:
         store = self._stores.get(name)
@@ -59,12 +77,15 @@ class EmbeddedEngine:
         return store
 
     def open(self) -> int:
-        """Lock the directory and load every journalled document; return how many."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        self._lock.acquire()
+        """Lock the directory (unless read-only) and load every journalled document; return how many."""
+        if not self.readonly:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self._lock.acquire()
         if not self._use_journal:
             return 0
-        self._journal = Journal(self.data_dir / "memory.sqlite3")
+        if self.readonly and not self.source.exists():
+            raise StorageFault(f"no store at {self.source}")
+        self._journal = Journal(self.source, readonly=self.readonly)
         loaded = 0
         # The store is millions of small dicts and lists that live as long as the process: the
         # cyclic collector would walk all of them again and again while they load, and then in
@@ -80,91 +101,218 @@ class EmbeddedEngine:
                 loaded += 1
             for store in self._stores.values():
                 rebuild_user_index(store)  # now, not as a stall in some session's first call
+            loaded -= self._quarantine(self._journal.damage)
         finally:
             if collecting:
                 gc.enable()
         gc.freeze()
         return loaded
 
-    def mark_dirty(self, collection: str, doc_id: Any, fields: Iterable[str] | None = ALL_FIELDS) -> None:
-        key = (collection, doc_id)
-        if fields is ALL_FIELDS:
-            self._dirty[key] = ALL_FIELDS
-        elif key not in self._dirty:
-            self._dirty[key] = set(fields)
-        else:
-            pending = self._dirty[key]
-            if pending is not ALL_FIELDS:
-                pending.update(fields)
-
-    def _take_dirty(self) -> tuple[dict[tuple[str, Any], set[str] | None], list[Any]]:
-        """Claim every change since the last commit and encode it as of now."""
-        dirty, self._dirty = self._dirty, {}
-        writes = []
-        for (name, doc_id), fields in dirty.items():
-            document = self._store(name)._documents.get(doc_id)
-            writes.append(DocumentWrite(name, doc_id, document, None if fields is None else frozenset(fields)))
+    def _quarantine(self, damage: list[Damage]) -> int:
+        """Set aside every record of a user with a damaged record; return how many were set aside."""
+        self.damage = list(damage)
+        for found in damage:
+            if found.user_id is None:
+                log.error("store: damaged record %s (%s) belongs to no user: not loaded", found.record, found.reason)
+            else:
+                log.error(
+                    "store: damaged record %s of user %d (%s): user quarantined", found.record, found.user_id, found.reason
+                )
+                self.quarantined.setdefault(found.user_id, []).append(found)
+        held = 0
+        for user_id in self.quarantined:
+            kept = self._held.setdefault(user_id, [])
+            for name, store in self._stores.items():
+                for doc_id in list(by_user(store).get(user_id, {})):
+                    kept.append((name, store._documents[doc_id]))
+                    del store[doc_id]
+                    held += 1
         assert self._journal is not None
-        return dirty, self._journal.encode(writes)
+        self._journal.quarantined = set(self.quarantined)
+        return held
 
-    def _restore_dirty(self, dirty: dict[tuple[str, Any], set[str] | None]) -> None:
-        # Whole documents: after a failed write, what the file holds of them is not known.
-        for name, doc_id in dirty:
-            self.mark_dirty(name, doc_id, ALL_FIELDS)
+    def release(self, user_id: int) -> list[Damage]:
+        """Salvage: lift the user's quarantine, its sound records back in place and its damaged
+        ones deleted at the next commit of the running call; return the damage dropped."""
+        dropped = self.quarantined.pop(user_id, [])
+        for name, document in self._held.pop(user_id, []):
+            self._store(name)[document["_id"]] = document
+        for found in dropped:
+            self.mark_dirty(found.collection, json.loads(found.key))
+        if self._journal is not None:
+            self._journal.quarantined.discard(user_id)
+        return dropped
 
-    def _submit(self) -> tuple[Future[None] | None, dict[tuple[str, Any], set[str] | None]]:
-        """Hand every change since the last commit to the writer thread (one SQLite transaction).
-        Returns the newest write, which completes after every earlier one, and what it claimed."""
-        if self._journal is None:
-            self._dirty.clear()
-            return None, {}
-        claimed: dict[tuple[str, Any], set[str] | None] = {}
-        if self._dirty:
-            claimed, encoded = self._take_dirty()
-            self._last_write = self._writer.submit(self._journal.write, encoded)
-        return self._last_write, claimed
+    def replace_user(self, user_id: int, documents: list[tuple[str, dict[str, Any]]]) -> list[Damage]:
+        """Salvage from a backup: every record of the user replaced by ``documents`` (the backup's),
+        written at the next commit of the running call; return the damage dropped with them."""
+        dropped = self.release(user_id)
+        for name, store in self._stores.items():
+            for doc_id in list(by_user(store).get(user_id, {})):
+                del store[doc_id]
+                self.mark_dirty(name, doc_id)
+        for name, document in documents:
+            self._store(name)[document["_id"]] = document
+            self.mark_dirty(name, document["_id"])
+        return dropped
 
-    def _failed(self, write: Future[None], claimed: dict[tuple[str, Any], set[str] | None]) -> None:
-        # The changes stay pending for the next commit; a later call does not inherit the failure.
-        self._restore_dirty(claimed)
-        if self._last_write is write:
-            self._last_write = None
+    # --- changes and units of work -------------------------------------------------------------
+
+    def _running_unit(self) -> Unit | None:
+        # A task started inside a call inherits its unit; once that call ended, its writes are background ones.
+        unit = current_unit.get()
+        return unit if unit is not None and unit in self._units else None
+
+    def mark_dirty(self, collection: str, doc_id: Any, fields: Iterable[str] | None = ALL_FIELDS) -> None:
+        unit = self._running_unit()
+        merge(unit.changes if unit is not None else self._ambient, (collection, doc_id), fields)
+
+    def before_write(self) -> None:
+        """A call whose changes a failure already undid writes nothing more (no half of it lands)."""
+        unit = self._running_unit()
+        if unit is not None and unit.undone is not None:
+            raise unit.undone
+
+    def begin(self) -> tuple[Unit, bool]:
+        """The unit of work of the running call; True if it opened here (the outermost)."""
+        unit = self._running_unit()
+        if unit is not None:
+            return unit, False
+        unit = Unit()
+        self._units.add(unit)
+        current_unit.set(unit)
+        return unit, True
+
+    def end(self, unit: Unit) -> None:
+        self._units.discard(unit)
+        current_unit.set(None)
+
+    def _submit(self, changes: Changes) -> Future[None] | None:
+        """Hand these changes to the writer thread (one SQLite transaction), encoded as of now."""
+        if self._journal is None or self.readonly or not changes:
+            return None
+        writes = [
+            DocumentWrite(name, doc_id, self._store(name)._documents.get(doc_id), None if f is None else frozenset(f))
+            for (name, doc_id), f in changes.items()
+        ]
+        self._last_write = self._writer.submit(self._journal.write, self._journal.encode(writes))
+        return self._last_write
+
+    def _failed(self, changes: Changes, exc: BaseException) -> set[int]:
+        """A commit failed: the file holds none of it, and memory goes back to what the file holds."""
+        if not isinstance(exc, UserQuarantined):
+            self.failed_commits += 1
+            self.failing = exc if isinstance(exc, StorageUnavailable) else StorageFault()
+            log.error("store: a commit failed, its changes are undone: %s", exc)
+        return self.revert(changes)
+
+    def revert(self, changes: Changes) -> set[int]:
+        """Put these documents back to what the file holds, and with them every other call's
+        changes to any of them (those calls will answer an error); return the users touched."""
+        if self._journal is None or not changes:
+            return set()
+        keys: set[Key] = set(changes)
+        frontier = set(keys)  # to a fixed point: undoing one call's changes may reach another's
+        while frontier:
+            reached: set[Key] = set()
+            for unit in self._units:
+                if unit.changes.keys() & frontier and unit.undone is None:
+                    unit.undone = StorageFault("a failed write of another call undid this call's changes; retry")
+                if unit.undone is not None:
+                    reached |= set(unit.changes) - keys
+            keys |= reached
+            frontier = reached
+        for key in keys:
+            self._ambient.pop(key, None)
+        journal = self._journal
+        stored = self._writer.submit(journal.read_documents, list(keys)).result()  # after every queued write
+        users: set[int] = set()
+        for (name, doc_id), document in stored.items():
+            store = self._store(name)
+            for seen in (store._documents.get(doc_id), document):
+                if isinstance(seen, dict) and owner(seen) is not None:
+                    users.add(cast(int, owner(seen)))
+            if document is None:
+                if doc_id in store._documents:
+                    del store[doc_id]
+            else:
+                store[doc_id] = document
+        self._reverted |= users
+        return users
+
+    def abandon(self, unit: Unit) -> None:
+        """The call failed: its uncommitted changes go back to what the file holds."""
+        changes, unit.changes = unit.changes, {}
+        self.revert(changes)
+
+    def take_reverted(self) -> set[int]:
+        """Users whose documents went back to the file since the last call: their in-process
+        views (search index, cached context) must be rebuilt."""
+        users, self._reverted = self._reverted, set()
+        return users
 
     def commit(self) -> None:
         """Make every change so far durable, blocking (bulk loaders and shutdown)."""
-        write, claimed = self._submit()
+        unit = self._running_unit()
+        changes = self._ambient
+        self._ambient = {}
+        if unit is not None:
+            changes = {**changes, **unit.changes}
+            unit.changes = {}
+        write = self._submit(changes)
         if write is None:
             return
         try:
             write.result()
-        except BaseException:
-            self._failed(write, claimed)
+        except BaseException as exc:
+            self._failed(changes, exc)
             raise
+        self.failing = None
 
     async def commit_async(self) -> None:
-        """Make every change so far durable; the caller waits, the event loop does not."""
-        write, claimed = self._submit()
+        """Make the running call's changes so far durable (outside a call: the background
+        changes); the caller waits, the event loop does not. On failure the changes are undone
+        and the failure (``StorageFull``, ``StorageFault``…) is raised."""
+        unit = self._running_unit()
+        if unit is not None:
+            changes, unit.changes = unit.changes, {}
+            if unit.undone is not None:
+                self.revert(changes)
+                raise unit.undone
+        else:
+            changes, self._ambient = self._ambient, {}
+        write = self._submit(changes)
         if write is None:
             return
         try:
             await asyncio.shield(asyncio.wrap_future(write))
-        except BaseException:
-            if write.done():
-                self._failed(write, claimed)
-            elif claimed:  # cancelled while SQLite writes: if that write fails, keep the changes
-                loop = asyncio.get_running_loop()
-                write.add_done_callback(lambda w: w.exception() and loop.call_soon_threadsafe(self._failed, w, claimed))
+        except asyncio.CancelledError:
+            # The answer is never sent; if SQLite then fails, memory still goes back to the file.
+            loop = asyncio.get_running_loop()
+
+            def undo_if_failed(done: Future[None]) -> None:
+                failure = done.exception()
+                if failure is not None:
+                    loop.call_soon_threadsafe(self._failed, changes, failure)
+
+            write.add_done_callback(undo_if_failed)
             raise
+        except BaseException as exc:
+            self._failed(changes, exc)
+            raise
+        self.failing = None
 
     async def scrub(self) -> None:
-        if self._journal is not None:
+        if self._journal is not None and not self.readonly:
             await asyncio.wrap_future(self._writer.submit(self._journal.scrub))
 
     def close(self) -> None:
         gc.unfreeze()  # a process that opens stores one after another (the tests) gets them back
         if self._journal is not None:
-            self.commit()
+            if not self.readonly:
+                self.commit()
             self._writer.shutdown(wait=True)
             self._journal.close()
             self._journal = None
-        self._lock.release()
+        if not self.readonly:
+            self._lock.release()
