@@ -23,6 +23,7 @@ def seed(user_id: UserId = 1, data_dir: DataDir = None, mongodb_uri: MongoUri = 
     configure_logging("WARNING")
 
     async def work(service: MemoryService) -> dict[str, Any]:
+        service.refuse_quarantined(user_id)
         before = await service.profiles.get(user_id)
         after = await service.profiles.update(user_id, seed_profile(), "Seed profile from PRD §11", "user", True)
         return {"changed": after["version"] != before["version"], "version": after["version"]}
@@ -43,6 +44,7 @@ def export_command(
     configure_logging("WARNING")
 
     async def work(service: MemoryService) -> dict[str, Any]:
+        service.refuse_quarantined(user_id)  # an export of what is left would look like the whole
         with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
             task = progress.add_task("exporting", total=None)
             counts: dict[str, int] = {}
@@ -54,7 +56,8 @@ def export_command(
             data = await service.transfer.export_all(user_id, tick)
         return {"user_id": user_id, "exported_at": data["as_of"], "data": data}
 
-    document = run_on_service(settings, work, "export")
+    # Read-only: beside a running server, from the file as it stands (every committed write).
+    document = run_on_service(settings, work, "export", readonly=True)
     text = json.dumps(document, ensure_ascii=False)
     if str(out) == "-":
         sys.stdout.write(text + "\n")
@@ -78,7 +81,11 @@ def import_command(
     if not isinstance(target, int):
         fail("the export names no user_id; pass --user-id")
     parts = [d.get("data", d) for d in documents]
-    counts = run_on_service(settings, lambda service: service.transfer.import_counts(parts, target), "import")
+    async def work(service: MemoryService) -> dict[str, int]:
+        service.refuse_quarantined(target)
+        return await service.transfer.import_counts(parts, target)
+
+    counts = run_on_service(settings, work, "import")
     err.print(f"imported for user {target}: " + ", ".join(f"{n} {k}" for k, n in counts.items()))
 
 

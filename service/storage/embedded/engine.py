@@ -84,7 +84,7 @@ class EmbeddedEngine:
         if not self._use_journal:
             return 0
         if self.readonly and not self.source.exists():
-            raise StorageFault(f"no store at {self.source}")
+            return 0  # nothing stored yet: an empty store, as a server would start on
         self._journal = Journal(self.source, readonly=self.readonly)
         loaded = 0
         # The store is millions of small dicts and lists that live as long as the process: the
