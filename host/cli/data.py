@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn
 
 from host.cli.base import Command, DataDir, MongoUri, UserId, err, fail, run_on_service, settings_from
+from host.cli.output import progress
 from host.logging_setup import configure_logging
 from models.schema_files import seed_profile
 from service.facade import MemoryService
@@ -43,13 +43,13 @@ def export_command(
     configure_logging("WARNING")
 
     async def work(service: MemoryService) -> dict[str, Any]:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
-            task = progress.add_task("exporting", total=None)
+        with progress() as spinner:
+            task = spinner.add_task("exporting", total=None)
             counts: dict[str, int] = {}
 
             def tick(section: str) -> None:
                 counts[section] = counts.get(section, 0) + 1
-                progress.update(task, description=", ".join(f"{n} {s}" for s, n in counts.items()))
+                spinner.update(task, description=", ".join(f"{n} {s}" for s, n in counts.items()))
 
             data = await service.transfer.export_all(user_id, tick)
         return {"user_id": user_id, "exported_at": data["as_of"], "data": data}
