@@ -78,7 +78,8 @@ def _mongodb_location(uri: str, database: str) -> str:
 
     Split as the driver splits it: the hosts end at the first '/' (or '?' when there is no '/'),
     and userinfo is what precedes their last '@'. Options may carry secrets too, so they are
-    dropped; an '@' beyond the hosts means a URI the driver would refuse, so nothing is shown."""
+    dropped. An '@' only beyond the hosts may be a password holding an unescaped '/' (a URI the
+    driver refuses), so then no host is shown either."""
     scheme, separator, rest = uri.partition("://")
     if not separator:
         return f"***/{database}"
