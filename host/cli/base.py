@@ -38,7 +38,9 @@ app = typer.Typer(
 )
 
 
-err = Console(stderr=True)
+# Summaries and errors stay one line each, so a log or ``grep`` sees them whole (a terminal wraps
+# them itself).
+err = Console(stderr=True, soft_wrap=True)
 # A command function and the options ``app.command`` takes for it.
 Command = tuple[Callable[..., None], dict[str, Any]]
 
@@ -47,6 +49,10 @@ DataDir = Annotated[Path | None, typer.Option(help="Embedded store directory (en
 
 
 MongoUri = Annotated[str | None, typer.Option(help="Real MongoDB URI (env MEMORY_MONGODB_URI)")]
+
+
+# Every command with a report: the report as JSON on stdout, the human summary still on stderr.
+AsJson = Annotated[bool, typer.Option("--json", help="Print the report as JSON on stdout instead of a table")]
 
 
 UserId = Annotated[int, typer.Option(min=1, help="User id")]
@@ -67,6 +73,40 @@ def fail(message: str) -> NoReturn:
     raise typer.Exit(1)
 
 
+def _mongodb_location(uri: str, database: str) -> str:
+    """Scheme and hosts of ``uri`` with the database the service uses; never credentials or options.
+
+    Split as the driver splits it: the hosts end at the first '/' (or '?' when there is no '/'),
+    and userinfo is what precedes their last '@'. Options may carry secrets too, so they are
+    dropped. An '@' only beyond the hosts may be a password holding an unescaped '/' (a URI the
+    driver refuses), so then no host is shown either."""
+    scheme, separator, rest = uri.partition("://")
+    if not separator:
+        return f"***/{database}"
+    hosts, slash, _ = rest.partition("/")
+    if not slash:
+        hosts = hosts.partition("?")[0]
+    if "@" in hosts:
+        hosts = "***@" + hosts.rpartition("@")[2]
+    elif "@" in rest:
+        hosts = "***"
+    return f"{scheme}://{hosts}/{database}"
+
+
+def describe_store(settings: Settings, source: Path | None = None, readonly: bool = False) -> str:
+    """Which store these settings open, e.g. ``embedded at /srv/tm/data``, safe to print
+    (``source``: a file read instead of the data directory's, a backup)."""
+    if settings.mongodb_uri:
+        return f"mongodb at {_mongodb_location(settings.mongodb_uri, settings.database_name)}"
+    where = f"file {source.resolve()}" if source is not None else f"at {settings.data_dir.resolve()}"
+    return f"embedded {where}" + (" (read-only)" if readonly else "")
+
+
+def announce_store(settings: Settings, source: Path | None = None, readonly: bool = False) -> None:
+    # On stderr, first: a script or a log shows which store a run touched, even when it fails.
+    err.print(f"store: {describe_store(settings, source, readonly)}", markup=False, highlight=False)
+
+
 def check_data_dir(settings: Settings) -> None:
     if settings.mongodb_uri:
         return
@@ -80,6 +120,7 @@ def check_data_dir(settings: Settings) -> None:
 
 
 def token_store(settings: Settings) -> TokenStore:
+    err.print(f"store: tokens at {settings.tokens_path.resolve()}", markup=False, highlight=False)
     try:
         store = TokenStore(settings.tokens_path)
         store.records()
@@ -107,6 +148,7 @@ def run_on_service(
             with acting_as(CallOrigin("local", f"cli.{command}", new_request_id())):
                 return await work(service)
 
+    announce_store(settings, source, readonly)
     try:
         return asyncio.run(main())
     except DataDirectoryLocked as exc:

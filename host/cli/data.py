@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.progress import Progress, SpinnerColumn, TextColumn
 
 from host.cli.base import Command, DataDir, MongoUri, UserId, err, fail, run_on_service, settings_from
+from host.cli.output import progress
 from host.logging_setup import configure_logging
 from models.schema_files import seed_profile
 from service.facade import MemoryService
@@ -45,13 +45,13 @@ def export_command(
 
     async def work(service: MemoryService) -> dict[str, Any]:
         service.refuse_quarantined(user_id)  # an export of what is left would look like the whole
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
-            task = progress.add_task("exporting", total=None)
+        with progress() as spinner:
+            task = spinner.add_task("exporting", total=None)
             counts: dict[str, int] = {}
 
             def tick(section: str) -> None:
                 counts[section] = counts.get(section, 0) + 1
-                progress.update(task, description=", ".join(f"{n} {s}" for s, n in counts.items()))
+                spinner.update(task, description=", ".join(f"{n} {s}" for s, n in counts.items()))
 
             data = await service.transfer.export_all(user_id, tick)
         return {"user_id": user_id, "exported_at": data["as_of"], "data": data}
@@ -81,6 +81,7 @@ def import_command(
     if not isinstance(target, int):
         fail("the export names no user_id; pass --user-id")
     parts = [d.get("data", d) for d in documents]
+
     async def work(service: MemoryService) -> dict[str, int]:
         service.refuse_quarantined(target)
         return await service.transfer.import_counts(parts, target)

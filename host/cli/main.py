@@ -8,7 +8,9 @@ from host.cli import data, maintenance, operate, serve
 from host.cli.base import app
 from host.cli.tokens import tokens_app
 
-for function, options in serve.COMMANDS + data.COMMANDS + maintenance.COMMANDS + operate.COMMANDS:  # the order --help lists
+for function, options in (
+    serve.COMMANDS + data.COMMANDS + maintenance.COMMANDS + operate.COMMANDS
+):  # the order --help lists
     app.command(**options)(function)
 app.add_typer(tokens_app, name="token")
 

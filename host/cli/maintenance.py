@@ -2,26 +2,23 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn
-from rich.table import Column, Table
-from rich.text import Text
+from rich.table import Column
 
-from host.cli.base import Command, DataDir, MongoUri, err, fail, run_on_service, settings_from
+from host.cli.base import AsJson, Command, DataDir, MongoUri, err, fail, run_on_service, settings_from
+from host.cli.output import print_json, print_table, progress
 from host.logging_setup import configure_logging
 from service.facade import MemoryService
-from service.timeutil import parse_iso
+from service.timeutil import format_iso, parse_iso
 
 
 def age(
     user_id: Annotated[int | None, typer.Option(min=1, help="Only this user (default: every user)")] = None,
     now: Annotated[str | None, typer.Option(help="Age as of this RFC 3339 time (default: now)")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List what would change, write nothing")] = False,
+    as_json: AsJson = False,
     data_dir: DataDir = None,
     mongodb_uri: MongoUri = None,
 ) -> None:
@@ -33,27 +30,31 @@ def age(
         fail(f"--now {now!r}: {exc}")
 
     async def work(service: MemoryService) -> dict[str, Any]:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
-            task = progress.add_task("aging", total=None)
+        with progress() as spinner:
+            task = spinner.add_task("aging", total=None)
             return await service.aging.run(
                 moment,
                 user_id,
                 dry_run,
-                lambda uid, counts: progress.update(
+                lambda uid, counts: spinner.update(
                     task, description=f"user {uid}: {counts['examined']} memories examined"
                 ),
             )
 
     report = run_on_service(settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri), work, "age")
-    table = Table("user", Column("memory", overflow="fold"), "action", "rule", "before", "after")
-    for change in report["changes"]:
-        table.add_row(
-            *(
-                Text(str(change[k] or ""))
-                for k in ("user_id", "memory_id", "action", "rule", "before_summary", "after_summary")
-            )
+    if as_json:
+        print_json({**report, "now": format_iso(report["now"])})
+    else:
+        print_table(
+            ["user", Column("memory", overflow="fold"), "action", "rule", "before", "after"],
+            (
+                [
+                    str(change[k] or "")
+                    for k in ("user_id", "memory_id", "action", "rule", "before_summary", "after_summary")
+                ]
+                for change in report["changes"]
+            ),
         )
-    Console().print(table)
     err.print(
         ("dry run, nothing written: " if dry_run else "memories aged: ")
         + ", ".join(f"{n} {what}" for what, n in report["counts"].items())
@@ -66,9 +67,7 @@ DIFFERENCES_FOUND = 3  # rederive's exit code when the stored views differed fro
 def rederive(
     user_id: Annotated[int | None, typer.Option(min=1, help="Only this user (default: every user with data)")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report the differences, repair nothing")] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report as JSON on stdout instead of a table")
-    ] = False,
+    as_json: AsJson = False,
     data_dir: DataDir = None,
     mongodb_uri: MongoUri = None,
 ) -> None:
@@ -77,36 +76,27 @@ def rederive(
     configure_logging("WARNING")
 
     async def work(service: MemoryService) -> dict[str, Any]:
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), console=err) as progress:
-            task = progress.add_task("rederiving", total=None)
+        with progress() as spinner:
+            task = spinner.add_task("rederiving", total=None)
             return await service.rederiver.rederive(
                 user_id,
                 dry_run,
-                lambda uid, done, total: progress.update(task, description=f"user {uid} checked ({done}/{total})"),
+                lambda uid, done, total: spinner.update(task, description=f"user {uid} checked ({done}/{total})"),
             )
 
     # Without start-up recovery: it repairs heads and counters silently, and they must be reported.
     report = run_on_service(settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri), work, "rederive", recover=False)
     if as_json:
-        sys.stdout.write(json.dumps(report, ensure_ascii=False) + "\n")
-    else:
-        table = Table("user", "view", Column("key", overflow="fold"), "fields", Column("detail", overflow="fold"))
-        for row in report["users"]:
-            for found in row["differences"]:
-                table.add_row(
-                    *(
-                        Text(v)
-                        for v in (
-                            str(row["user_id"]),
-                            found["view"],
-                            found["key"],
-                            ", ".join(found["fields"]),
-                            found["detail"],
-                        )
-                    )
-                )
-        if report["differences"]:
-            Console().print(table)
+        print_json(report)
+    elif report["differences"]:
+        print_table(
+            ["user", "view", Column("key", overflow="fold"), "fields", Column("detail", overflow="fold")],
+            (
+                [str(row["user_id"]), found["view"], found["key"], ", ".join(found["fields"]), found["detail"]]
+                for row in report["users"]
+                for found in row["differences"]
+            ),
+        )
     skipped = [
         f"user {row['user_id']} {note['view']}: {note['reason']}"
         for row in report["users"]

@@ -6,14 +6,24 @@ The embedded store only: on MongoDB the same jobs are ``validate``, ``mongodump 
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from host.cli.base import Command, DataDir, UserId, check_data_dir, err, fail, run_on_service, settings_from
+from host.cli.base import (
+    Command,
+    DataDir,
+    UserId,
+    announce_store,
+    check_data_dir,
+    err,
+    fail,
+    run_on_service,
+    settings_from,
+)
+from host.cli.output import print_json
 from host.logging_setup import configure_logging
 from service.facade import MemoryService
 from service.operate.checks import verify as verify_service
@@ -42,7 +52,7 @@ def _embedded(data_dir: Path | None) -> Settings:
 
 def _print(report: dict[str, Any], as_json: bool, lines: list[str]) -> None:
     if as_json:
-        sys.stdout.write(json.dumps(report, ensure_ascii=False, default=str) + "\n")
+        print_json(report)
     else:
         for line in lines:
             sys.stdout.write(line + "\n")
@@ -58,7 +68,6 @@ def verify(
     configure_logging("CRITICAL")
     settings = _embedded(data_dir)
     path = backup or settings.data_dir / JOURNAL_FILE
-    err.print(f"verifying {'backup' if backup else 'embedded store'} at {path.resolve()}")
     try:
         if backup is not None:
             manifest, problems = backup_problems(backup)
@@ -74,9 +83,7 @@ def verify(
     report["clean"] = clean
     lines = [f"integrity: {p}" for p in problems]
     lines += [f"damaged: user {d['user_id']} record {d['record']} ({d['reason']})" for d in findings["damaged"]]
-    lines += [
-        f"differs: user {d['user_id']} {d['view']} {d['key']} ({d['detail']})" for d in findings["differences"]
-    ]
+    lines += [f"differs: user {d['user_id']} {d['view']} {d['key']} ({d['detail']})" for d in findings["differences"]]
     _print(report, as_json, lines)
     err.print("clean" if clean else f"damage found ({len(lines)} findings)")
     if not clean:
@@ -93,7 +100,6 @@ def salvage(
     rebuild the derived views and report exactly what was lost. The server must be stopped."""
     configure_logging("CRITICAL")
     settings = _embedded(data_dir)
-    err.print(f"salvaging user {user_id} in the embedded store at {settings.data_dir.resolve()}")
     taken: list[tuple[str, dict[str, Any]]] | None = None
     manifest = None
     if from_backup is not None:
@@ -107,7 +113,11 @@ def salvage(
 
     report = run_on_service(settings, work, "salvage", recover=False)
     if manifest is not None:
-        report["from_backup"] = {"path": str(from_backup), "taken_at": manifest["taken_at"], "records": len(taken or [])}
+        report["from_backup"] = {
+            "path": str(from_backup),
+            "taken_at": manifest["taken_at"],
+            "records": len(taken or []),
+        }
     lines = [f"lost: {loss['what']} ({loss['record']})" for loss in report["lost"]]
     _print(report, as_json, lines)
     if not report["salvaged"]:
@@ -127,7 +137,7 @@ def backup(
     counts, checksum). Works while the server runs and writes go on."""
     settings = _embedded(data_dir)
     store = settings.data_dir / JOURNAL_FILE
-    err.print(f"backing up the embedded store at {store.resolve()}")
+    announce_store(settings, readonly=True)
     try:
         manifest = take_backup(store, path)
     except BackupRefused as exc:
@@ -143,6 +153,7 @@ def restore(
     """Restore a backup into a new or empty data directory (the server stopped); a damaged backup
     is refused."""
     settings = _embedded(data_dir)
+    announce_store(settings)
     check_data_dir(settings)  # no server on that directory
     try:
         manifest = restore_backup(path, data_dir)
@@ -152,10 +163,7 @@ def restore(
 
 
 COMMANDS: list[Command] = [
-    (
-        verify,
-        {"epilog": f"Exit codes: 0 clean; {DAMAGE_FOUND} damage found (named on stdout); 1 an error."},
-    ),
+    (verify, {"epilog": f"Exit codes: 0 clean; {DAMAGE_FOUND} damage found (named on stdout); 1 an error."}),
     (salvage, {}),
     (backup, {}),
     (restore, {}),

@@ -8,7 +8,18 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from host.cli.base import Command, DataDir, MongoUri, TokenFile, check_data_dir, err, fail, settings_from, token_store
+from host.cli.base import (
+    Command,
+    DataDir,
+    MongoUri,
+    TokenFile,
+    announce_store,
+    check_data_dir,
+    err,
+    fail,
+    settings_from,
+    token_store,
+)
 from host.logging_setup import configure_logging
 from host.running import ServiceHolder, background_work, running_service
 from service.settings import Settings
@@ -67,6 +78,7 @@ def serve(
     except ValueError as exc:
         fail(str(exc))
     configure_logging(settings.log_level)
+    announce_store(settings)
     check_data_dir(settings)
     if settings.transport == "stdio":
         asyncio.run(_serve_stdio(settings))

@@ -7,12 +7,10 @@ import sys
 from typing import Annotated, TypeGuard
 
 import typer
-from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
-from host.cli.base import DataDir, TokenFile, err, fail, settings_from, token_store
+from host.cli.base import AsJson, DataDir, TokenFile, err, fail, settings_from, token_store
+from host.cli.output import print_table
 from service.auth.tokens import Role as TokenRole
 
 tokens_app = typer.Typer(
@@ -63,35 +61,34 @@ def token_create(
 
 
 @tokens_app.command("list")
-def token_list(
-    data_dir: DataDir = None,
-    token_file: TokenFile = None,
-    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
-) -> None:
+def token_list(data_dir: DataDir = None, token_file: TokenFile = None, as_json: AsJson = False) -> None:
     """Every token: id, role, users, label, created, revoked (never the secret)."""
     rows = token_store(settings_from(data_dir=data_dir, token_file=token_file)).listing()
     if as_json:
+        # A list, indented: the shape this command has always printed, which scripts already read.
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
-        return
-    table = Table("token id", "role", "users", "label", "calls/min", "created", "revoked")
-    for row in rows:
-        limit = row.get("rate_limit_per_minute")
-        # Labels are free text: a cell shows them literally ("[prod]" is not a style).
-        table.add_row(
-            *(
-                Text(value)
-                for value in (
+    else:
+        print_table(
+            ["token id", "role", "users", "label", "calls/min", "created", "revoked"],
+            (
+                [
                     row["token_id"],
                     row["role"],
                     ", ".join(map(str, row["user_ids"])),
                     row["label"] or "",
-                    "server default" if limit is None else "no limit" if limit == 0 else str(limit),
+                    _limit(row.get("rate_limit_per_minute")),
                     row["created_at"],
                     row["revoked_at"] or "",
-                )
-            )
+                ]
+                for row in rows
+            ),
         )
-    Console().print(table)
+    revoked = sum(1 for row in rows if row["revoked_at"])
+    err.print(f"{len(rows)} tokens, {len(rows) - revoked} active, {revoked} revoked")
+
+
+def _limit(per_minute: int | None) -> str:
+    return "server default" if per_minute is None else "no limit" if per_minute == 0 else str(per_minute)
 
 
 @tokens_app.command("revoke")

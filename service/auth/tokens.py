@@ -9,18 +9,20 @@ commands never lose each other's tokens and a reader never sees half a file.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import hmac
 import json
 import os
 import secrets
+import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+from filelock import FileLock
 
 from service.timeutil import format_iso, utc_now
 
@@ -115,22 +117,18 @@ class TokenStore:
     @contextmanager
     def _locked(self) -> Iterator[dict[str, TokenRecord]]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        # The lock holds nothing: never truncate it, and never follow a link planted in its place
-        # (that would empty the link's target with the operator's rights).
-        lock = os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        # The lock file holds nothing. filelock opens it without truncating and without following a
+        # link planted in its place (that would empty the link's target with the operator's rights).
+        with FileLock(self.path.with_name(self.path.name + ".lock"), mode=0o600, thread_local=False):
             records = self._read() if self.path.exists() else {}
             yield records
             self._write(records)
-        finally:
-            os.close(lock)  # releases the lock
 
     def _write(self, records: dict[str, TokenRecord]) -> None:
         body = json.dumps({"version": 1, "tokens": [asdict(r) for r in records.values()]}, indent=2)
+        # mkstemp creates the file 0600: hashes only, but nobody else needs to read them.
         fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens-")
         try:
-            os.fchmod(fd, 0o600)  # hashes only, but nobody else needs to read them
             with os.fdopen(fd, "w") as handle:
                 handle.write(body)
                 handle.flush()
@@ -139,11 +137,12 @@ class TokenStore:
         except BaseException:
             Path(temporary).unlink(missing_ok=True)
             raise
-        directory = os.open(self.path.parent, os.O_RDONLY)
-        try:
-            os.fsync(directory)
-        finally:
-            os.close(directory)
+        if sys.platform != "win32":  # Windows cannot open a directory to sync it; its rename is journaled
+            directory = os.open(self.path.parent, os.O_RDONLY)
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
 
     def create(
         self, role: Role, user_ids: list[int], label: str | None = None, rate_limit_per_minute: int | None = None

@@ -18,9 +18,7 @@ async def verify(service: MemoryService) -> dict[str, Any]:
     engine = service.database.embedded
     damage = [d.as_json() for d in engine.damage] if engine is not None else []
     report = await service.rederiver.rederive(None, dry_run=True)
-    differences = [
-        {"user_id": row["user_id"], **found} for row in report["users"] for found in row["differences"]
-    ]
+    differences = [{"user_id": row["user_id"], **found} for row in report["users"] for found in row["differences"]]
     return {
         "damaged": damage,
         "quarantined_users": sorted(engine.quarantined) if engine is not None else [],

@@ -29,9 +29,7 @@ async def salvage(
         dropped: list[Damage]
         if backup is None:
             dropped = engine.release(user_id)
-            losses = [
-                {"record": d.record, "what": describe(d)} for d in dropped if d.collection != "playlist_history"
-            ]
+            losses = [{"record": d.record, "what": describe(d)} for d in dropped if d.collection != "playlist_history"]
             losses += [loss.as_json() for loss in await drop_unreachable_history(service.database, user_id, dropped)]
         else:
             dropped = engine.replace_user(user_id, backup)

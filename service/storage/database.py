@@ -89,7 +89,9 @@ class Database:
         if engine is None:
             return {"degraded": None, "failed_commits": 0, "quarantined_users": []}
         failing = engine.failing
-        reason = (failing.details or {}).get("reason") if failing is not None and isinstance(failing.details, dict) else None
+        reason = (
+            (failing.details or {}).get("reason") if failing is not None and isinstance(failing.details, dict) else None
+        )
         return {
             "degraded": reason,
             "failed_commits": engine.failed_commits,

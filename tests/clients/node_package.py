@@ -8,7 +8,6 @@ Install scripts are not run: neither package needs one to be used from here.
 
 from __future__ import annotations
 
-import fcntl
 import json
 import shutil
 import subprocess
@@ -16,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 INSTALL_TIMEOUT = 300.0
 
@@ -40,8 +40,7 @@ class NodePackage:
 
     def ensure_installed(self) -> None:
         """``npm ci`` from the committed lock file unless the pinned version is already there."""
-        with open(self.directory / ".install.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with FileLock(self.directory / ".install.lock", thread_local=False):
             if self.installed() == self.pinned():
                 return
             done = subprocess.run(

@@ -116,7 +116,10 @@ async def test_a_damaged_record_quarantines_its_user_only_until_salvaged(tmp_pat
             for tool, arguments in (
                 ("memory_get_playlist", {"user_id": DAMAGED, "playlist_id": PID}),
                 ("memory_get_profile", {"user_id": DAMAGED}),
-                ("memory_append_preference_event", {"user_id": DAMAGED, "type": "note", "source": "user", "payload": {}}),
+                (
+                    "memory_append_preference_event",
+                    {"user_id": DAMAGED, "type": "note", "source": "user", "payload": {}},
+                ),
             ):
                 error = (await call(tool, arguments))["error"]
                 assert (error["code"], error["details"]["reason"]) == ("DB_ERROR", "user_quarantined"), error
@@ -126,7 +129,9 @@ async def test_a_damaged_record_quarantines_its_user_only_until_salvaged(tmp_pat
         assert f"user {DAMAGED}" in log and bucket_key in log, "start-up must name the user and the record"
 
     found = cli_json(["verify"], settings, work, expected=3)
-    assert [(d["user_id"], d["record"]) for d in found["damaged"]] == [(DAMAGED, f"playlist_history/{json.dumps(bucket_key)}")]
+    assert [(d["user_id"], d["record"]) for d in found["damaged"]] == [
+        (DAMAGED, f"playlist_history/{json.dumps(bucket_key)}")
+    ]
     assert found["integrity"] == "ok" and found["quarantined_users"] == [DAMAGED]
 
     salvaged = cli_json(["salvage", "--user-id", str(DAMAGED)], settings, work, expected=0)
@@ -147,6 +152,11 @@ async def test_a_damaged_record_quarantines_its_user_only_until_salvaged(tmp_pat
             assert len(notes["preference_events"]) == 3  # the records that were sound are all there
             await call.ok(
                 "memory_log_playlist_mutation",
-                {"user_id": DAMAGED, "playlist_id": PID, "type": "ADD_TRACKS", "payload": {"track_ids": ["2dmgfresh0000000001"]}},
+                {
+                    "user_id": DAMAGED,
+                    "playlist_id": PID,
+                    "type": "ADD_TRACKS",
+                    "payload": {"track_ids": ["2dmgfresh0000000001"]},
+                },
             )
         server.stop()

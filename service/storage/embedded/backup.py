@@ -149,8 +149,8 @@ def restore_backup(backup: Path, data_dir: Path) -> dict[str, Any]:
         raise BackupRefused("the backup is damaged, nothing restored: " + "; ".join(problems))
     assert manifest is not None
     data_dir.mkdir(parents=True, exist_ok=True)
-    partial_name = JOURNAL_FILE + ".partial"  # a killed restore's: written over
-    occupied = sorted(p.name for p in data_dir.iterdir() if p.name not in ("LOCK", partial_name))
+    ours = ("LOCK", "LOCK.pid", JOURNAL_FILE + ".partial")  # the lock, and a killed restore's file
+    occupied = sorted(p.name for p in data_dir.iterdir() if p.name not in ours)
     if occupied:
         raise BackupRefused(f"{data_dir} is not empty ({', '.join(occupied[:5])}); restore into a new directory")
     target = data_dir / JOURNAL_FILE

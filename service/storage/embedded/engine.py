@@ -116,7 +116,10 @@ class EmbeddedEngine:
                 log.error("store: damaged record %s (%s) belongs to no user: not loaded", found.record, found.reason)
             else:
                 log.error(
-                    "store: damaged record %s of user %d (%s): user quarantined", found.record, found.user_id, found.reason
+                    "store: damaged record %s of user %d (%s): user quarantined",
+                    found.record,
+                    found.user_id,
+                    found.reason,
                 )
                 self.quarantined.setdefault(found.user_id, []).append(found)
         held = 0
