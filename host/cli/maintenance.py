@@ -41,7 +41,9 @@ def age(
                 ),
             )
 
-    report = run_on_service(settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri), work, "age")
+    # A dry run reads the file as it stands, beside a running server; a real run takes the store.
+    settings = settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri)
+    report = run_on_service(settings, work, "age", readonly=dry_run)
     if as_json:
         print_json({**report, "now": format_iso(report["now"])})
     else:
