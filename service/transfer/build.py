@@ -51,13 +51,21 @@ SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
     "profile_history": {"version": int, "patch": dict, "applied_at": datetime},
     "preference_event": {
         "type": str,
+        "source": str,
         "payload": dict,
         "timestamp": datetime,
         "recorded_at": datetime,
         "recorded_ns": int,
     },
     "playlist": {"created_at": datetime, "recorded_ns": int, "seed_context": (dict, type(None))},
-    "snapshot": {"snapshot_id": str, "seq": int, "track_ids": list, "meta": dict, "created_at": datetime},
+    "snapshot": {
+        "snapshot_id": str,
+        "seq": int,
+        "source": str,  # the playlist document's snapshot summaries carry it
+        "track_ids": list,
+        "meta": dict,
+        "created_at": datetime,
+    },
     "event": {
         "event_id": str,
         "seq": int,
