@@ -38,6 +38,9 @@ class ImportPlan:
     playlist_ids: list[str] = field(default_factory=list)
     documents: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # tracks, choices, memories...
     counts: dict[str, int] = field(default_factory=dict)
+    # The users the export's preference events were recorded for (None: an event names none):
+    # another user's events may need ids of their own here (service/transfer/rekey.py).
+    event_owners: set[int | None] = field(default_factory=set)
 
 
 def _dates(item: dict[str, Any], *names: str) -> dict[str, Any]:
@@ -51,13 +54,21 @@ SHAPES: dict[str, dict[str, type | tuple[type, ...]]] = {
     "profile_history": {"version": int, "patch": dict, "applied_at": datetime},
     "preference_event": {
         "type": str,
+        "source": str,
         "payload": dict,
         "timestamp": datetime,
         "recorded_at": datetime,
         "recorded_ns": int,
     },
     "playlist": {"created_at": datetime, "recorded_ns": int, "seed_context": (dict, type(None))},
-    "snapshot": {"snapshot_id": str, "seq": int, "track_ids": list, "meta": dict, "created_at": datetime},
+    "snapshot": {
+        "snapshot_id": str,
+        "seq": int,
+        "source": str,  # the playlist document's snapshot summaries carry it
+        "track_ids": list,
+        "meta": dict,
+        "created_at": datetime,
+    },
     "event": {
         "event_id": str,
         "seq": int,
@@ -208,6 +219,8 @@ def _profile_and_events(plan: ImportPlan, merged: dict[str, Any]) -> None:
             plan.preference_events.append(
                 {**body, "_id": event["event_id"], "user_id": user_id, "imported_by": written_by()}
             )
+            owner = event.get("user_id")
+            plan.event_owners.add(owner if type(owner) is int else None)
             plan.counts["preference_events"] += 1
 
 

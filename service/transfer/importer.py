@@ -15,6 +15,7 @@ from service.ledger.projection import rebuild_head
 from service.profiles.supersession import remark
 from service.storage.database import Database
 from service.transfer.build import ImportPlan, build
+from service.transfer.rekey import rekey_events
 from service.users import directory as users
 
 
@@ -25,24 +26,35 @@ async def has_data(db: Database, user_id: int) -> bool:
     return False
 
 
-async def _refuse_taken_event_ids(db: Database, plan: ImportPlan) -> None:
-    """Preference events are stored under their own ids, which the export carries: ids held by
-    another user are refused (an import never writes over, or beside, another user's records)."""
-    ids = [e["_id"] for e in plan.preference_events]
+async def _held_elsewhere(db: Database, user_id: int, ids: list[str]) -> list[str]:
+    """Which of ``ids`` are stored as preference events of another user than ``user_id``."""
+    taken: list[str] = []
     for start in range(0, len(ids), 500):
-        taken = await db.preference_events.find(
-            {"_id": {"$in": ids[start : start + 500]}, "user_id": {"$ne": plan.user_id}}, {"_id": 1}
+        found = await db.preference_events.find(
+            {"_id": {"$in": ids[start : start + 500]}, "user_id": {"$ne": user_id}}, {"_id": 1}
         )
-        if taken:
-            raise EventIdTaken(
-                "preference events of this export are stored for another user (the export is "
-                "already imported there); import it where those ids are free",
-                {
-                    "reason": "event_id_taken",
-                    "field": "data.preference_events",
-                    "event_ids": sorted(str(t["_id"]) for t in taken)[:10],
-                },
-            )
+        taken += [str(t["_id"]) for t in found]
+    return sorted(taken)
+
+
+async def place_event_ids(db: Database, plan: ImportPlan) -> None:
+    """Preference events are stored under their own ids, which the export carries; an import never
+    writes over, or beside, another user's records. So when those ids are held by another user:
+    an export of some other user (a copy of them) gets ids of its own for the target
+    (``rekey_events``, the same on every import of it); an export of this very user whose ids
+    another user now holds is refused, as are copied ids that are themselves taken."""
+    taken = await _held_elsewhere(db, plan.user_id, [e["_id"] for e in plan.preference_events])
+    if taken and plan.event_owners != {plan.user_id}:
+        copies = rekey_events(plan.user_id, plan.preference_events)
+        taken = await _held_elsewhere(db, plan.user_id, sorted(copies.values()))
+        if len(set(copies.values())) != len(copies):  # two ids that differ only where a copy rewrites
+            taken = sorted(copies.values())
+    if taken:
+        raise EventIdTaken(
+            "preference events of this export are stored for another user (the export is "
+            "already imported there); import it where those ids are free",
+            {"reason": "event_id_taken", "field": "data.preference_events", "event_ids": taken[:10]},
+        )
 
 
 async def import_user(
@@ -51,7 +63,7 @@ async def import_user(
     """Load an export for ``user_id``: the counts per kind, and whether data of the user was
     replaced. A user who already has data is refused (``UserHasData``) unless ``replace``."""
     plan = build(parts, user_id)
-    await _refuse_taken_event_ids(db, plan)
+    await place_event_ids(db, plan)
     replaced = await has_data(db, user_id)
     if replaced and not replace:
         raise UserHasData(

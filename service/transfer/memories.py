@@ -90,6 +90,15 @@ def _dates(item: dict[str, Any], *names: str) -> dict[str, Any]:
     return {**item, **{n: parse_iso(item[n]) for n in names if isinstance(item.get(n), str)}}
 
 
+_READ_FIELDS: dict[str, type] = {
+    "timestamp": datetime,
+    "last_seen_at": datetime,
+    "created_at": datetime,
+    "updated_at": datetime,
+    "seen_count": int,
+}
+
+
 def memory_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
     memory_id, entities = body.get("memory_id"), body.get("entities")
     importance = body.get("importance")
@@ -106,6 +115,13 @@ def memory_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
     ):
         raise InvalidArgument("a memory in the export is malformed", {"field": "data.memories", "memory_id": memory_id})
     doc = _dates(body, "timestamp", "last_seen_at", "validated_at", "created_at", "updated_at")
+    # What every read of a memory (and the aging run) takes as given: missing, it would be an
+    # INTERNAL error at the first read instead of this import's INVALID_ARGUMENT.
+    for name, kind in _READ_FIELDS.items():
+        if not isinstance(doc.get(name), kind) or isinstance(doc.get(name), bool):
+            raise InvalidArgument(
+                f"a memory in the export has no valid {name}", {"field": "data.memories", "memory_id": memory_id}
+            )
     return {
         **doc,
         "_id": memory_key(user_id, memory_id),

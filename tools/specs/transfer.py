@@ -28,9 +28,12 @@ IMPORT_SPECS: list[ToolSpec] = [
         "is stored: a malformed export is INVALID_ARGUMENT (details.field names data or data.<section>) and "
         "stores nothing. A user who already has data is CONFLICT with details.reason 'user_has_data' unless "
         "replace: true, which deletes that user's data and stores the export instead (nothing is deleted if the "
-        "export is refused). Preference events keep their ids: ids already stored for another user are CONFLICT "
-        "with details.reason 'event_id_taken'. The import is exact: exporting the user afterwards gives the same "
-        "records. Returns user_id, imported (counts per kind) and replaced." + ASKS_USER + ENVELOPE,
+        "export is refused). Another user's export whose event ids are still stored is a copy: its preference "
+        "events get ids of their own (the same on every import); an export of this same user whose event ids "
+        "another user holds is CONFLICT with details.reason 'event_id_taken'. The import is exact: exporting the "
+        "user afterwards gives the same records (a copy's event ids aside). Returns user_id, imported (counts per kind) and replaced."
+        + ASKS_USER
+        + ENVELOPE,
         import_user_data,
         read_only=False,
         destructive=True,
