@@ -119,9 +119,9 @@ async def retaining_audit(
         return
 
     async def purge_once() -> None:
-        purged = await purge_expired(database.audit_log, now() - timedelta(days=days))
+        async with database.unit():
+            purged = await purge_expired(database.audit_log, now() - timedelta(days=days))
         if purged:
-            await database.commit_async()
             log.info("audit retention: %d entries older than %d days deleted", purged, days)
 
     async with in_background(repeating(purge_once, every, 0, "audit retention purge"), "audit-retention") as task:

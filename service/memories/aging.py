@@ -137,13 +137,14 @@ async def age_memories(
     for uid in sorted(held):
         aging = _UserAging(db, store, uid, now)
         try:
-            done = await aging.run(dry_run)
+            if dry_run:
+                done = await aging.run(dry_run)
+            else:
+                async with db.unit():  # one user's aging is committed whole, or not at all
+                    done = await aging.run(dry_run)
         except BaseException:
-            store.forget_user(uid)  # whatever reached the store, the next read sees it
+            store.forget_user(uid)  # the store went back: so does the cached view of it
             raise
-        finally:
-            if not dry_run:
-                await db.commit_async()
         counts["examined"] += held[uid]
         for change in done:
             counts[change["action"]] += 1
@@ -197,8 +198,9 @@ class _UserAging:
         changes are committed together (``age_memories``). What a crash leaves:
 
         * embedded store: nothing of a user is durable before that user's commit, so a crash leaves
-          each user as before the run or wholly aged; the next run does what is left. (An error rather
-          than a crash, a write refused, commits what was written, as every unit of work does: as below.)
+          each user as before the run or wholly aged; the next run does what is left. An error rather
+          than a crash (a write refused, a full disk) undoes that user's changes, as every unit of work
+          does.
         * MongoDB (each write durable at once): after the record, before the change, a record of a
           change not made yet: the next run decides the same on the unchanged memory and writes the
           record again under the same id (``record_id`` names the memory's ``updated_at``, unchanged,

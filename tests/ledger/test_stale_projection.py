@@ -1,16 +1,11 @@
-"""A change whose playlist-document write failed: on MongoDB committed and visible, on the embedded
-store not applied at all.
+"""A change whose playlist-document write failed (the fault injected at the storage adapter).
 
-The commit point of a creation is the insert of bucket 0; of a mutation, the bucket append. If the
-following playlist-document write fails (DB_ERROR on MongoDB: a failover, a timeout, the 16 MB
-limit), the change is committed (a retry without a key answers CONFLICT "already logged"), so
-get_playlists, ops.list_users and get_playlist must not answer from the stale document. SPEC §4:
-"the playlist document is a projection that is rolled forward if a crash left it behind"; §5:
-get_playlists' track_count is current. The fault is injected at the storage adapter (the embedded
-engine never fails a write by itself).
-
-On the embedded store a call is one unit of work: a call answered with an error leaves no trace,
-so there the same fault leaves nothing committed, and a retry succeeds.
+MongoDB: the commit point of a creation is the insert of bucket 0, of a mutation the bucket append;
+if the playlist-document write after it fails (a failover, a timeout, the 16 MB limit) the change is
+committed (a retry answers CONFLICT "already logged"), so get_playlists, ops.list_users and
+get_playlist must not answer from the stale document (SPEC §4: the document is a projection rolled
+forward). The embedded store: a call is one unit of work, and a call answered with an error leaves
+no trace, so the same fault leaves nothing committed and a retry succeeds.
 """
 
 from __future__ import annotations

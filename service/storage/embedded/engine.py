@@ -17,7 +17,8 @@ from mongomock_motor import AsyncMongoMockClient
 from service.errors import StorageFault, StorageUnavailable, UserQuarantined
 from service.storage.embedded.journal import Damage, DocumentWrite, Journal
 from service.storage.embedded.lockfile import DataDirLock
-from service.storage.embedded.pending import ALL_FIELDS, Changes, Key, Unit, current_unit, merge
+from service.storage.embedded.pending import ALL_FIELDS, Changes, Unit, current_unit, merge, undo_reach
+from service.storage.embedded.quarantine import Quarantine
 from service.storage.embedded.records import owner
 from service.storage.embedded.tuning.install import install
 from service.storage.embedded.tuning.user_index import by_user, rebuild_user_index
@@ -57,7 +58,7 @@ class EmbeddedEngine:
         self._lock = DataDirLock(data_dir)
         self._journal: Journal | None = None
         self._use_journal = journal
-        self._ambient: Changes = {}  # changes made outside any unit of work (background jobs)
+        self._ambient: Changes = {}  # single writes made outside any unit of work
         self._units: set[Unit] = set()
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
         # The newest write handed to the thread: every earlier one is done when it is.
@@ -65,9 +66,7 @@ class EmbeddedEngine:
         self._stores: dict[str, Any] = {}
         self.failed_commits = 0
         self.failing: StorageUnavailable | None = None  # the last commit failed (full disk, I/O error)
-        self.damage: list[Damage] = []  # every damaged record found when the store was opened
-        self.quarantined: dict[int, list[Damage]] = {}
-        self._held: dict[int, list[tuple[str, dict[str, Any]]]] = {}  # quarantined users' sound records
+        self._quarantine = Quarantine()
         self._reverted: set[int] = set()
 
     def _store(self, name: str) -> Any:
@@ -101,44 +100,27 @@ class EmbeddedEngine:
                 loaded += 1
             for store in self._stores.values():
                 rebuild_user_index(store)  # now, not as a stall in some session's first call
-            loaded -= self._quarantine(self._journal.damage)
+            loaded -= self._quarantine.set_aside(self._journal.damage, self._stores)
+            self._journal.quarantined = set(self._quarantine.users)
         finally:
             if collecting:
                 gc.enable()
         gc.freeze()
         return loaded
 
-    def _quarantine(self, damage: list[Damage]) -> int:
-        """Set aside every record of a user with a damaged record; return how many were set aside."""
-        self.damage = list(damage)
-        for found in damage:
-            if found.user_id is None:
-                log.error("store: damaged record %s (%s) belongs to no user: not loaded", found.record, found.reason)
-            else:
-                log.error(
-                    "store: damaged record %s of user %d (%s): user quarantined",
-                    found.record,
-                    found.user_id,
-                    found.reason,
-                )
-                self.quarantined.setdefault(found.user_id, []).append(found)
-        held = 0
-        for user_id in self.quarantined:
-            kept = self._held.setdefault(user_id, [])
-            for name, store in self._stores.items():
-                for doc_id in list(by_user(store).get(user_id, {})):
-                    kept.append((name, store._documents[doc_id]))
-                    del store[doc_id]
-                    held += 1
-        assert self._journal is not None
-        self._journal.quarantined = set(self.quarantined)
-        return held
+    @property
+    def damage(self) -> list[Damage]:
+        return self._quarantine.damage
+
+    @property
+    def quarantined(self) -> dict[int, list[Damage]]:
+        return self._quarantine.users
 
     def release(self, user_id: int) -> list[Damage]:
         """Salvage: lift the user's quarantine, its sound records back in place and its damaged
         ones deleted at the next commit of the running call; return the damage dropped."""
-        dropped = self.quarantined.pop(user_id, [])
-        for name, document in self._held.pop(user_id, []):
+        dropped, held = self._quarantine.release(user_id)
+        for name, document in held:
             self._store(name)[document["_id"]] = document
         for found in dropped:
             self.mark_dirty(found.collection, json.loads(found.key))
@@ -214,17 +196,7 @@ class EmbeddedEngine:
         changes to any of them (those calls will answer an error); return the users touched."""
         if self._journal is None or not changes:
             return set()
-        keys: set[Key] = set(changes)
-        frontier = set(keys)  # to a fixed point: undoing one call's changes may reach another's
-        while frontier:
-            reached: set[Key] = set()
-            for unit in self._units:
-                if unit.changes.keys() & frontier and unit.undone is None:
-                    unit.undone = StorageFault("a failed write of another call undid this call's changes; retry")
-                if unit.undone is not None:
-                    reached |= set(unit.changes) - keys
-            keys |= reached
-            frontier = reached
+        keys = undo_reach(self._units, set(changes))
         for key in keys:
             self._ambient.pop(key, None)
         journal = self._journal
@@ -277,13 +249,17 @@ class EmbeddedEngine:
         changes); the caller waits, the event loop does not. On failure the changes are undone
         and the failure (``StorageFull``, ``StorageFault``…) is raised."""
         unit = self._running_unit()
+        # Background writes (a listing's cursor, a projection rolled forward) are each whole when
+        # made: any commit may carry them. A unit's own changes go only with its own commit.
+        changes, self._ambient = self._ambient, {}
         if unit is not None:
-            changes, unit.changes = unit.changes, {}
             if unit.undone is not None:
-                self.revert(changes)
+                self.revert({**changes, **unit.changes})
+                unit.changes = {}
                 raise unit.undone
-        else:
-            changes, self._ambient = self._ambient, {}
+            for key, fields in unit.changes.items():
+                merge(changes, key, fields)
+            unit.changes = {}
         write = self._submit(changes)
         if write is None:
             return

@@ -1,16 +1,11 @@
 """SQLite journal of the embedded store: the latest BSON of every document, field by field.
 
-SQLite (WAL, ``synchronous=FULL``) does the hard part of durability: each commit writes what a
-call changed in one transaction before the call is answered, so an acknowledged write survives
-``kill -9``, and a crash mid-commit leaves the previous state intact.
-
-A large document is kept one row per top-level field (``SPLIT_ABOVE_ITEMS``), so a write that
-names the fields it changed (``$set``, ``$push``…) rewrites only those rows: a commit costs what the
-change costs, not what the document weighs.
-
-Every row carries its owner and a checksum (``records``); a row that fails its check when loaded
-is reported as damage, and its user's records are not loaded (the engine quarantines the user).
-A failed commit (a full disk, an I/O error) leaves the file as it was and is reported by kind.
+SQLite (WAL, ``synchronous=FULL``) does the hard part of durability: each commit is one transaction
+before the call is answered, so an acknowledged write survives ``kill -9``; a failed commit (a full
+disk, an I/O error) leaves the file as it was and is reported by kind. A large document is kept one
+row per top-level field (``SPLIT_ABOVE_ITEMS``), so a write that names the fields it changed rewrites
+only those rows. Every row carries its owner and a checksum (``records``): a row that fails its
+check when loaded is reported as damage, for the engine to quarantine its user.
 """
 
 from __future__ import annotations
@@ -25,6 +20,7 @@ from typing import Any
 import bson
 
 from service.errors import StorageFault, StorageFull, StorageUnavailable, UserQuarantined
+from service.storage.embedded.migration import add_checksums, needs_checksums
 from service.storage.embedded.records import WHOLE, Damage, Row, RowDamaged, decode_checked, document_key, owner, row
 
 log = logging.getLogger(__name__)
@@ -134,41 +130,8 @@ class Journal:
         self._transaction(convert)
 
     def _add_checksums(self) -> None:
-        """Rows written before checksums get theirs (and their owner) on the first open, in one
-        transaction. A row that does not decode keeps none: it is damage, reported by ``load``."""
-        columns = {info[1] for info in self._db.execute("PRAGMA table_info(fields)")}
-        if "sum" in columns and self._db.execute("SELECT 1 FROM fields WHERE sum IS NULL LIMIT 1").fetchone() is None:
-            return
-
-        def migrate() -> None:
-            if "user_id" not in columns:
-                self._db.execute("ALTER TABLE fields ADD COLUMN user_id INTEGER")
-            if "sum" not in columns:
-                self._db.execute("ALTER TABLE fields ADD COLUMN sum INTEGER")
-            owners: dict[tuple[str, str], int | None] = {}
-            for collection, key, field, body in self._db.execute(
-                "SELECT collection, doc_key, field, body FROM fields WHERE field IN (?, 'user_id')", (WHOLE,)
-            ).fetchall():
-                try:
-                    decoded = bson.decode(body)
-                except Exception:  # damage: left without a checksum, found by decoding
-                    continue
-                owners[(collection, key)] = owner(decoded if field == WHOLE else {"user_id": decoded["v"]})
-            pending = self._db.execute(
-                "SELECT collection, doc_key, field, ord, body FROM fields WHERE sum IS NULL"
-            ).fetchall()
-            updates = []
-            for collection, key, field, ord_, body in pending:
-                if (collection, key) not in owners:
-                    continue
-                user_id = owners[(collection, key)]
-                updates.append((user_id, row(collection, key, field, ord_, body, user_id)[6], collection, key, field))
-            self._db.executemany(
-                "UPDATE fields SET user_id = ?, sum = ? WHERE collection = ? AND doc_key = ? AND field = ?", updates
-            )
-            log.info("journal: checksums added to %d stored rows", len(updates))
-
-        self._transaction(migrate)
+        if needs_checksums(self._db):
+            self._transaction(lambda: add_checksums(self._db))
 
     def _stored_rows(self, where: str = "", parameters: tuple[Any, ...] = ()) -> Iterator[Any]:
         columns = {info[1] for info in self._db.execute("PRAGMA table_info(fields)")}

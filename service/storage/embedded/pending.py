@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from contextvars import ContextVar
 from typing import Any
 
-from service.errors import StorageUnavailable
+from service.errors import StorageFault, StorageUnavailable
 
 Key = tuple[str, Any]  # (collection, _id)
 # Whole document (insert, replace, delete) rather than named fields.
@@ -39,3 +39,20 @@ class Unit:
 
 
 current_unit: ContextVar[Unit | None] = ContextVar("current_unit", default=None)
+
+
+def undo_reach(units: Iterable[Unit], keys: set[Key]) -> set[Key]:
+    """Every document to put back when ``keys`` go back: each running call that changed any of
+    them is undone (it will answer an error), and its other changes go back too, to a fixed point."""
+    keys = set(keys)
+    frontier = set(keys)
+    while frontier:
+        reached: set[Key] = set()
+        for unit in units:
+            if unit.changes.keys() & frontier and unit.undone is None:
+                unit.undone = StorageFault("a failed write of another call undid this call's changes; retry")
+            if unit.undone is not None:
+                reached |= set(unit.changes) - keys
+        keys |= reached
+        frontier = reached
+    return keys
