@@ -35,7 +35,7 @@ from tests.storage.torn_support import (
     verified,
 )
 from tests.support.mcp_sessions import sse_session
-from tests.support.server_process import ServerProcess, running_server
+from tests.support.server_process import ServerProcess, run_cli, running_server
 
 pytestmark = pytest.mark.slow
 
@@ -189,6 +189,9 @@ def test_backup_killed_leaves_no_backup_or_a_whole_one(big: BigStore, tmp_path: 
         seen["absent, .partial left" if partial.exists() else "absent"] += 1
         if partial.exists() and not seen["taken again"]:
             # A leftover .partial is not taken for the backup, and is no obstacle to taking it again.
+            into = tmp_path / "restored-from-nothing"
+            refused = run_cli(["restore", str(target), "--data-dir", str(into)], cwd=big.workdir)
+            assert refused.returncode != 0 and not (into / "memory.sqlite3").exists(), refused.stderr
             retaken = cli_ok(["backup", str(target), "--json"], store, big.workdir)
             assert str(target) in retaken.stdout and not partial.exists()
             assert verified(store, big.workdir, backup=target)[0] == 0
