@@ -83,6 +83,13 @@ def _fsync(path: Path) -> None:
             os.close(directory)
 
 
+def _put_in_place(partial: Path, target: Path) -> None:
+    """The finished file under its real name, in one rename, once it is on disk."""
+    _fsync(partial)
+    os.replace(partial, target)
+    _fsync(target)
+
+
 def take_backup(store: Path, target: Path) -> dict[str, Any]:
     """Copy the store at ``store`` (a running server's too) to ``target``; return the manifest."""
     if target.exists():
@@ -110,9 +117,7 @@ def take_backup(store: Path, target: Path) -> dict[str, Any]:
         copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
     finally:
         copy.close()
-    _fsync(partial)
-    os.replace(partial, target)
-    _fsync(target)
+    _put_in_place(partial, target)
     return manifest
 
 
@@ -161,9 +166,7 @@ def restore_backup(backup: Path, data_dir: Path) -> dict[str, Any]:
         copy.execute(f"DROP TABLE {MANIFEST}")
     finally:
         copy.close()
-    _fsync(partial)
-    os.replace(partial, target)
-    _fsync(target)
+    _put_in_place(partial, target)
     return manifest
 
 
