@@ -87,7 +87,9 @@ def rederive(
             )
 
     # Without start-up recovery: it repairs heads and counters silently, and they must be reported.
-    report = run_on_service(settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri), work, "rederive", recover=False)
+    # A dry run repairs nothing: it reads the file as it stands, beside a running server too.
+    settings = settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri)
+    report = run_on_service(settings, work, "rederive", recover=False, readonly=dry_run)
     if as_json:
         print_json(report)
     elif report["differences"]:

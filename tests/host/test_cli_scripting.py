@@ -37,7 +37,8 @@ def rows(stdout: str) -> list[list[str]]:
 def test_store_line_names_the_embedded_directory_absolutely(tmp_path: Path) -> None:
     done = run_cli(["age", "--dry-run", "--data-dir", "relative/data"], cwd=tmp_path, env=NARROW)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines()[0] == f"store: embedded at {(tmp_path / 'relative' / 'data').resolve()}"
+    # A dry run reads beside a running server, and the line says so.
+    assert done.stderr.splitlines()[0] == f"store: embedded at {(tmp_path / 'relative' / 'data').resolve()} (read-only)"
 
 
 async def test_age_dry_run_piped_keeps_each_change_on_one_line(settings: Settings, tmp_path: Path) -> None:
@@ -52,7 +53,7 @@ async def test_age_dry_run_piped_keeps_each_change_on_one_line(settings: Setting
     assert {row[1] for row in table[1:]} == due  # every id whole, in its column
     assert all(len(row) == 6 for row in table), done.stdout
     assert "┃" not in done.stdout and "─" not in done.stdout  # no box drawing to strip
-    assert f"store: {describe_store(settings)}" in done.stderr.splitlines()
+    assert f"store: {describe_store(settings, readonly=True)}" in done.stderr.splitlines()
     assert "dry run, nothing written: 22 examined, 4 compressed, 4 removed, 14 kept" in done.stderr
 
 
@@ -70,7 +71,7 @@ async def test_age_json_is_the_report_alone_on_stdout(settings: Settings, tmp_pa
     assert {c["memory_id"] for c in report["changes"]} == due
     assert {c["user_id"] for c in report["changes"]} == {ALICE}
     assert "dry run, nothing written: 11 examined, 2 compressed, 2 removed, 7 kept" in done.stderr
-    assert f"store: {describe_store(settings)}" in done.stderr.splitlines()
+    assert f"store: {describe_store(settings, readonly=True)}" in done.stderr.splitlines()
 
 
 async def test_rederive_table_piped_keeps_each_difference_on_one_line(settings: Settings, tmp_path: Path) -> None:
@@ -93,7 +94,7 @@ async def test_rederive_table_piped_keeps_each_difference_on_one_line(settings: 
     [row] = table[1:]
     assert row[:4] == [str(ALICE), "supersession", liked["event_id"], "superseded_by"]
     assert row[4].startswith("mark set"), row
-    assert f"store: {describe_store(settings)}" in done.stderr.splitlines()
+    assert f"store: {describe_store(settings, readonly=True)}" in done.stderr.splitlines()
 
 
 def test_token_list_piped_and_json(tmp_path: Path) -> None:
@@ -128,7 +129,7 @@ def test_export_to_stdout_is_the_document_alone(tmp_path: Path) -> None:
     done = run_cli(["export", "--user-id", "3", "--out", "-", "--data-dir", str(data_dir)], cwd=tmp_path, env=NARROW)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["user_id"] == 3  # the spinner drew on stderr, not in the JSON
-    assert done.stderr.splitlines()[0] == f"store: embedded at {data_dir.resolve()}"
+    assert done.stderr.splitlines()[0] == f"store: embedded at {data_dir.resolve()} (read-only)"
 
 
 def test_a_refused_store_is_named_before_the_error(tmp_path: Path) -> None:
