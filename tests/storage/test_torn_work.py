@@ -39,7 +39,7 @@ from tests.support.server_process import ServerProcess, run_cli, running_server
 
 pytestmark = pytest.mark.slow
 
-EXAMPLES = 4  # kill points per operation: each costs a run of the operation and a read-back
+EXAMPLES = 2  # drawn kill points per operation (besides 0, 1 and the commit point): each costs a run of the operation and a read-back
 IMPORTED_AS = 2
 INFINITY = float("inf")
 
