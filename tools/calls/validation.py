@@ -17,6 +17,7 @@ from jsonschema.protocols import Validator
 from models.schema_files import input_schema
 from service.errors import InvalidArgument
 from service.timeutil import is_rfc3339
+from tools.calls.teaching import reason as refusal_reason
 
 FORMATS = FormatChecker(formats=())
 
@@ -181,7 +182,7 @@ def validate_arguments(tool: str, arguments: Any) -> dict[str, Any]:
     errors = list(islice(_validator(tool).iter_errors(arguments), MAX_ERRORS))
     if errors:
         ranked = [best_match(errors), *errors]
-        found = [{"field": _field(e), "reason": e.message[:300], "rule": str(e.validator)} for e in ranked]
+        found = [{"field": _field(e), "reason": refusal_reason(e)[:300], "rule": str(e.validator)} for e in ranked]
         found = [dict(t) for t in dict.fromkeys(tuple(f.items()) for f in found)][:10]
         first = found[0]
         raise InvalidArgument(f"invalid argument {first['field']}: {first['reason']}", {**first, "errors": found})
