@@ -4,8 +4,9 @@ INSTRUCTIONS = """\
 Taste Memory remembers, per user, a taste profile and a ledger of every playlist you made or changed.
 Memory is the system of record: never rely on reading a playlist back from the music service.
 
-1. Session start: ops_list_users; if exactly one user, use it, else ask. Then memory_get_profile
-   (and memory_get_playlists with limit 10 if the user refers to earlier playlists).
+1. Session start: ops_list_users; if exactly one user, use it, else ask. Then memory_get_context
+   (one compact block of what you know about the listener, to keep in context) or memory_get_profile
+   for the raw profile; memory_get_playlists with limit 10 if the user refers to earlier playlists.
 2. When the user states a preference ("I like", "avoid", "more/less", "remember"):
    memory_append_preference_event with the user's words in payload.raw_text and source "user";
    then memory_update_profile with a merge patch of the normalized rule (playlist_rules.*,

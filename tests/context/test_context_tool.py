@@ -263,4 +263,16 @@ async def test_arguments_out_of_bounds_are_refused(settings: Settings) -> None:
                 "memory_get_context", {"user_id": ALICE, "budget_tokens": 100, **bad}, "INVALID_ARGUMENT"
             )
             assert field in json.dumps(error["details"])
-        await call.error("memory_get_context", {"user_id": ALICE}, "INVALID_ARGUMENT")
+        await call.error("memory_get_context", {"budget_tokens": 100}, "INVALID_ARGUMENT")  # no user
+
+
+async def test_the_budget_has_a_default_and_the_instructions_start_with_the_block(settings: Settings) -> None:
+    async with connected(settings) as call:
+        await call.ok("memory_update_profile", {"user_id": ALICE, "patch": SEED_PROFILE, "source": "user"})
+        envelope = await call("memory_get_context", {"user_id": ALICE})
+        result = assert_valid_success("memory.get_context", envelope)
+        assert result["diagnostics"]["budget_tokens"] == 800
+        assert result == await context(call, budget_tokens=800)
+        instructions = call.client.instructions or ""
+    session_start = next(line for line in instructions.splitlines() if line.startswith("1. Session start"))
+    assert "memory_get_context" in session_start + instructions.split("2. ")[0]
