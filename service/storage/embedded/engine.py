@@ -183,13 +183,13 @@ class EmbeddedEngine:
         self._last_write = self._writer.submit(self._journal.write, self._journal.encode(writes))
         return self._last_write
 
-    def _failed(self, changes: Changes, exc: BaseException) -> set[int]:
+    def _failed(self, changes: Changes, exc: BaseException) -> None:
         """A commit failed: the file holds none of it, and memory goes back to what the file holds."""
         if not isinstance(exc, UserQuarantined):
             self.failed_commits += 1
             self.failing = exc if isinstance(exc, StorageUnavailable) else StorageFault()
             log.error("store: a commit failed, its changes are undone: %s", exc)
-        return self.revert(changes)
+        self.revert(changes)
 
     def revert(self, changes: Changes) -> set[int]:
         """Put these documents back to what the file holds, and with them every other call's
@@ -226,14 +226,18 @@ class EmbeddedEngine:
         users, self._reverted = self._reverted, set()
         return users
 
+    def _claim(self, unit: Unit | None) -> Changes:
+        """The changes a commit takes: the background writes, and the running call's own."""
+        changes, self._ambient = self._ambient, {}
+        if unit is not None:
+            for key, fields in unit.changes.items():
+                merge(changes, key, fields)  # a field set joined, never replaced: a partial write needs all
+            unit.changes = {}
+        return changes
+
     def commit(self) -> None:
         """Make every change so far durable, blocking (bulk loaders and shutdown)."""
-        unit = self._running_unit()
-        changes = self._ambient
-        self._ambient = {}
-        if unit is not None:
-            changes = {**changes, **unit.changes}
-            unit.changes = {}
+        changes = self._claim(self._running_unit())
         write = self._submit(changes)
         if write is None:
             return
@@ -251,15 +255,10 @@ class EmbeddedEngine:
         unit = self._running_unit()
         # Background writes (a listing's cursor, a projection rolled forward) are each whole when
         # made: any commit may carry them. A unit's own changes go only with its own commit.
-        changes, self._ambient = self._ambient, {}
-        if unit is not None:
-            if unit.undone is not None:
-                self.revert({**changes, **unit.changes})
-                unit.changes = {}
-                raise unit.undone
-            for key, fields in unit.changes.items():
-                merge(changes, key, fields)
-            unit.changes = {}
+        changes = self._claim(unit)
+        if unit is not None and unit.undone is not None:
+            self.revert(changes)
+            raise unit.undone
         write = self._submit(changes)
         if write is None:
             return

@@ -232,10 +232,11 @@ class Journal:
     def write(self, encoded: list[Encoded]) -> None:
         """One transaction; a failure leaves the file as it was and raises ``StorageFull``,
         ``StorageFault`` or ``UserQuarantined`` (a write that would reach a quarantined user)."""
-        for _, _, rows, _ in encoded:
-            for stored in rows:
-                if stored[5] in self.quarantined:
-                    raise UserQuarantined(stored[5])
+        if self.quarantined:  # rare: only while a damaged user awaits salvage
+            for _, _, rows, _ in encoded:
+                for stored in rows:
+                    if stored[5] in self.quarantined:
+                        raise UserQuarantined(stored[5])
 
         def store() -> None:
             for collection, key, rows, gone in encoded:
