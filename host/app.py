@@ -127,12 +127,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
         ui_routes(
             settings,
             tokens,
-            tool_calls(
-                holder,
-                "plain",
-                replace(policy, identity=SessionIdentity(), changed=subscriptions.changed),
-                settings.toolsets,
-            ),
+            tool_calls(holder, "plain", replace(policy, identity=SessionIdentity(), changed=subscriptions.changed)),
             security,
         )
         if settings.ui == "on"

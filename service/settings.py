@@ -11,8 +11,11 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
-Toolset = Literal["core", "ledger", "tracks", "memories", "control", "ops"]  # tools/specs/catalog.py TOOLSETS
+Toolset = Literal[
+    "core", "everyday", "ledger", "tracks", "memories", "control", "ops"
+]  # tools/specs/catalog.py TOOLSETS
 TOOLSET_NAMES: tuple[Toolset, ...] = get_args(Toolset)
+DEFAULT_TOOLSETS: tuple[Toolset, ...] = ("core", "everyday")  # the PRD's tools and what most sessions need
 
 
 def _split(value: object) -> object:
@@ -37,9 +40,10 @@ class Settings(BaseSettings):
         "plain", description="plain: memory_get_profile (Claude/OpenAI safe); dotted: memory.get_profile."
     )
     toolsets: Annotated[list[Toolset], NoDecode] = Field(
-        list(TOOLSET_NAMES),
-        description="Toolsets listed, comma-separated, any of core (the PRD tools), ledger, tracks, memories, "
-        "control, ops; 'all' (the default) is every one. Every listed tool costs the model context.",
+        list(DEFAULT_TOOLSETS),
+        description="Toolsets a session starts with, comma-separated: core (the PRD tools), everyday (context, "
+        "memories, track lookup), ledger, tracks, memories, control, ops, or 'all'. Default core,everyday; a "
+        "session lists more with memory_enable_toolsets. Every listed tool costs the model context.",
     )
     stdio_user_ids: Annotated[list[Annotated[int, Field(ge=1)]], NoDecode] = Field(
         [],

@@ -14,6 +14,7 @@ from dataclasses import replace
 from importlib import metadata
 from typing import Any, Literal
 
+from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.tools.base import Tool
 from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
@@ -23,6 +24,7 @@ from service.auth.policy import Principal
 from service.facade import MemoryService
 from tools.calls.confirmation import confirmed_by_user
 from tools.calls.envelope import from_exception, success
+from tools.calls.listing import current_listing
 from tools.calls.pipeline import Call, CallPipeline, target_user
 from tools.calls.policy import CallPolicy, ServiceProvider
 from tools.calls.validation import validate_arguments
@@ -30,7 +32,8 @@ from tools.instructions import INSTRUCTIONS
 from tools.prompts.serving import add_prompts
 from tools.resources.reading import register_resources
 from tools.resources.subscriptions import Subscriptions
-from tools.specs.catalog import TOOL_SPECS, ToolSpec, specs_in
+from tools.specs.catalog import TOOL_SPECS, ToolSpec
+from tools.toolsets.session import SessionToolsets
 
 NameStyle = Literal["plain", "dotted"]
 ToolCall = Callable[[dict[str, Any], Any], Awaitable[CallToolResult | InputRequiredResult]]
@@ -78,10 +81,18 @@ def _logged_playlist(arguments: Any) -> str | None:
     return value if len(value) <= LOGGED_ID_CHARS else value[:LOGGED_ID_CHARS] + "…"
 
 
-def tool_call(spec: ToolSpec, pipeline: CallPipeline) -> ToolCall:
-    """The tool's call through the pipeline: confirmation by the user, the handler, the envelope."""
+def tool_call(spec: ToolSpec, pipeline: CallPipeline, toolsets: SessionToolsets | None = None) -> ToolCall:
+    """The tool's call through the pipeline: confirmation by the user, the handler, the envelope.
+    ``toolsets``: what MCP sessions list, for the tool that changes it (the page has no listing)."""
 
     async def call(arguments: dict[str, Any], context: Any) -> CallToolResult | InputRequiredResult:
+        listing = current_listing.set(toolsets.listing_for(context) if toolsets is not None else None)
+        try:
+            return await _call(arguments, context)
+        finally:
+            current_listing.reset(listing)
+
+    async def _call(arguments: dict[str, Any], context: Any) -> CallToolResult | InputRequiredResult:
         gates = Call(
             spec.prd_name,
             spec.access,
@@ -109,10 +120,10 @@ def tool_call(spec: ToolSpec, pipeline: CallPipeline) -> ToolCall:
     return call
 
 
-def build_tool(spec: ToolSpec, style: NameStyle, pipeline: CallPipeline) -> RawArgumentsTool:
+def build_tool(spec: ToolSpec, style: NameStyle, pipeline: CallPipeline, toolsets: SessionToolsets) -> RawArgumentsTool:
     base = Tool.from_function(_placeholder, name=wire_name(spec.prd_name, style), structured_output=False)
     return RawArgumentsTool(
-        fn=tool_call(spec, pipeline),
+        fn=tool_call(spec, pipeline, toolsets),
         name=base.name,
         title=spec.title,
         description=rename_in_text(spec.description, style),
@@ -131,14 +142,13 @@ def build_tool(spec: ToolSpec, style: NameStyle, pipeline: CallPipeline) -> RawA
     )
 
 
-def tool_calls(
-    provide: ServiceProvider, style: NameStyle, policy: CallPolicy, toolsets: Collection[str] | None = None
-) -> dict[str, ToolCall]:
+def tool_calls(provide: ServiceProvider, style: NameStyle, policy: CallPolicy) -> dict[str, ToolCall]:
     """Wire name → the very call path the MCP tools run (identity, rate limit, validation,
     authorization, switches, confirmation, handler, envelope, metrics, log, subscriptions), for
-    another transport (the memory page) that passes its own ``policy`` and call context."""
+    another transport (the memory page) that passes its own ``policy`` and call context. Every
+    tool: toolsets shape what a model sees, not what a surface can do."""
     pipeline = CallPipeline(provide, policy)
-    return {wire_name(spec.prd_name, style): tool_call(spec, pipeline) for spec in specs_in(toolsets)}
+    return {wire_name(spec.prd_name, style): tool_call(spec, pipeline) for spec in TOOL_SPECS}
 
 
 def create_mcp_server(
@@ -148,26 +158,47 @@ def create_mcp_server(
     toolsets: Collection[str] | None = None,
     subscriptions: Subscriptions | None = None,
 ) -> MCPServer:
-    """The MCP server with the tools of ``toolsets`` registered (None: every tool; see
-    ``catalog.TOOLSETS``). Without a policy every call is the machine's own user (stdio, in process).
-    ``subscriptions``: given when another transport's writes must reach this server's subscribers."""
+    """The MCP server with every tool registered and a session's listing starting with ``toolsets``
+    (None: every tool; see ``catalog.TOOLSETS``). Without a policy every call is the machine's own
+    user (stdio, in process). ``subscriptions``: given when another transport's writes must reach
+    this server's subscribers."""
     # One per server: a write through any session reaches every subscriber.
     subscriptions = subscriptions or Subscriptions()
-    pipeline = CallPipeline(provide, replace(policy or CallPolicy(), changed=subscriptions.changed))
+    policy = replace(policy or CallPolicy(), changed=subscriptions.changed)
+    pipeline = CallPipeline(provide, policy)
+    listings = SessionToolsets(toolsets, policy.identity, subscriptions.bus, lambda name: wire_name(name, style))
     server = MCPServer(
         name="taste-memory",
         title="Taste Memory",
         instructions=rename_in_text(INSTRUCTIONS, style),
         version=_version(),
-        tools=[build_tool(spec, style, pipeline) for spec in specs_in(toolsets)],
+        tools=[build_tool(spec, style, pipeline, listings) for spec in TOOL_SPECS],
         subscriptions=subscriptions.bus,
     )
+    announce_tool_list_changes(server)
+    listings.install(server)
     register_resources(server, pipeline)
     subscriptions.install(server, pipeline)
     add_prompts(
-        server, pipeline, [spec.prd_name for spec in specs_in(toolsets)], lambda text: rename_in_text(text, style)
+        server,
+        pipeline,
+        [spec.prd_name for spec in TOOL_SPECS],
+        lambda context: listings.listed(context.request_context),
+        lambda text: rename_in_text(text, style),
     )
     return server
+
+
+def announce_tool_list_changes(server: MCPServer) -> None:
+    """Declare ``tools.listChanged`` at the handshake (protocol 2025-11-25 and before): the SDK's
+    transports build the initialization options without notification options."""
+    lowlevel = server._lowlevel_server
+    build = lowlevel.create_initialization_options
+
+    def with_list_changes(notification_options: NotificationOptions | None = None, *args: Any, **kwargs: Any) -> Any:
+        return build(notification_options or NotificationOptions(tools_changed=True), *args, **kwargs)
+
+    lowlevel.create_initialization_options = with_list_changes  # type: ignore[method-assign]
 
 
 def _version() -> str:

@@ -41,7 +41,8 @@ def serve(
     toolsets: Annotated[
         str | None,
         typer.Option(
-            help="Comma-separated: core, ledger, tracks, memories, control, ops, or all (env MEMORY_TOOLSETS, default all)"
+            help="Listed at session start, comma-separated: core, everyday, ledger, tracks, memories, control, ops, "
+            "or all (env MEMORY_TOOLSETS, default core,everyday)"
         ),
     ] = None,
     stdio_user_ids: Annotated[

@@ -25,6 +25,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from service.settings import Settings
 from tests.clients.node_package import INSPECTOR, skip_without_node
 from tests.clients.setups import PLACEHOLDER, Launch, launches, snippets, snippets_by_file
+from tests.support import every_tool
 from tests.support.mcp_sessions import WireCaller, _session, sse_session, streamable_http_session
 from tests.support.server_process import CALL_TIMEOUT, running_server
 from tools.specs.catalog import TOOL_SPECS
@@ -88,7 +89,7 @@ async def stdio_as_written(launch: Launch, tmp_path: Path) -> AsyncIterator[Wire
 
 
 async def check_calls(call: WireCaller) -> None:
-    tools = (await call.client.list_tools()).tools
+    tools = await every_tool(call.client)
     assert len(tools) == len(TOOL_SPECS)
     profile = await call.ok("memory_get_profile", {"user_id": 1})
     assert profile["version"] == 0

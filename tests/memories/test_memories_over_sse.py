@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
+from tests.support import every_tool
 from tests.support.audit_checks import assert_logged_and_audited, settled_entries, tool_call_lines
 from tests.support.mcp_sessions import sse_session
 from tests.support.server_process import assert_rederive_clean, running_server
@@ -57,7 +58,7 @@ async def test_the_memory_stories_over_sse_are_validated_audited_and_logged(sett
                 made.append(tool)
                 return await wire.ok(tool, arguments)
 
-            listed = {t.name: t for t in (await wire.client.list_tools()).tools if t.name in NEW_TOOLS}
+            listed = {t.name: t for t in await every_tool(wire.client) if t.name in NEW_TOOLS}
             assert set(listed) == NEW_TOOLS
             for tool in listed.values():
                 hints = tool.annotations

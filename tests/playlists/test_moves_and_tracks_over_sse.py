@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from service.settings import Settings
-from tests.support import playlist, track
+from tests.support import every_tool, playlist, track
 from tests.support.audit_checks import assert_logged_and_audited, settled_entries, tool_call_lines
 from tests.support.mcp_sessions import sse_session
 from tests.support.server_process import assert_rederive_clean, running_server
@@ -73,10 +73,10 @@ async def test_the_stories_over_sse_are_validated_audited_and_logged(settings: S
                 made.append(tool)
                 return await wire.ok(tool, arguments)
 
-            listed = await wire.client.list_tools()
+            listed = await every_tool(wire.client)
             new_tools = {
                 t.name: t
-                for t in listed.tools
+                for t in listed
                 if t.name
                 in {
                     "memory_upsert_tracks",

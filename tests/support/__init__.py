@@ -67,3 +67,10 @@ def track(n: int) -> str:
 
 def playlist(n: int) -> str:
     return f"playlist{n:014d}"
+
+
+async def every_tool(client: Client) -> list[Any]:
+    """Every tool's definition, as a session lists them once it has enabled every toolset."""
+    enabled = await client.call_tool("memory_enable_toolsets", {"toolsets": ["all"]})
+    assert enabled.structured_content and enabled.structured_content["success"], enabled
+    return list((await client.list_tools()).tools)

@@ -68,6 +68,8 @@ TOOLS = [
     "memory.inspect",
     # The timeline picture of the memory page.
     "memory.get_playlist_timeline",
+    # The door to the tools a session does not list yet.
+    "memory.enable_toolsets",
 ]
 
 

@@ -1,4 +1,5 @@
-"""What a client is served: every tool, resource template and prompt as listed, in both name styles.
+"""What a client is served: the tools a session lists at start, then every tool, resource template
+and prompt as listed, in both name styles.
 
 ``served_surface.json`` is the copy a test compares against byte for byte; a deliberate change of
 the surface rewrites it with ``python -m tests.tools.served_surface --write`` (and says why).
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from service.settings import Settings
-from tests.support import connected
+from tests.support import connected, every_tool
 
 SAVED = Path(__file__).with_name("served_surface.json")
 SCHEMAS = Path(__file__).resolve().parents[2] / "models" / "schemas"
@@ -30,7 +31,8 @@ async def _listed(settings: Settings) -> dict[str, Any]:
         client = call.client
         return {
             "instructions": client.instructions,
-            "tools": _dump((await client.list_tools()).tools),
+            "listed_at_start": [tool.name for tool in (await client.list_tools()).tools],
+            "tools": _dump(await every_tool(client)),
             "resource_templates": _dump((await client.list_resource_templates()).resource_templates),
             "prompts": _dump((await client.list_prompts()).prompts),
         }

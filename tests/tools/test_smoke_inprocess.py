@@ -6,7 +6,7 @@ import re
 
 from models.schema_files import input_schema
 from service.settings import Settings
-from tests.support import connected
+from tests.support import connected, every_tool
 from tools.server import wire_name
 from tools.specs.catalog import TOOL_SPECS
 
@@ -15,13 +15,13 @@ WIRE_NAME = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 
 async def test_default_tool_names_are_safe_for_claude_and_openai(settings: Settings) -> None:
     async with connected(settings) as call:
-        listed = (await call.client.list_tools()).tools
+        listed = await every_tool(call.client)
     names = {t.name for t in listed}
     assert names == {wire_name(s.prd_name) for s in TOOL_SPECS}
     # The PRD's eleven memory tools, ops.list_users and ops.audit, ten ledger-move, insight and catalog
     # tools, five typed-memory tools, nine control tools (switches, pause, status, context, import,
-    # choice, explain, forget, inspect) and the timeline.
-    assert len(names) == 38
+    # choice, explain, forget, inspect), the timeline and memory_enable_toolsets.
+    assert len(names) == 39
     for tool in listed:
         assert WIRE_NAME.match(tool.name), tool.name
         assert tool.title and tool.description and len(tool.description) > 80
@@ -34,7 +34,7 @@ async def test_default_tool_names_are_safe_for_claude_and_openai(settings: Setti
 
 async def test_published_input_schema_is_the_prd_schema(settings: Settings) -> None:
     async with connected(settings) as call:
-        listed = {t.name: t for t in (await call.client.list_tools()).tools}
+        listed = {t.name: t for t in await every_tool(call.client)}
     for spec in TOOL_SPECS:
         published = listed[wire_name(spec.prd_name)].input_schema
         assert published == input_schema(spec.prd_name)

@@ -14,7 +14,7 @@ from typing import Any
 
 from mcp.shared.exceptions import MCPError
 
-from tests.support import Caller, track
+from tests.support import Caller, every_tool, track
 from tests.support.rich_user import FORKED, MIX, NOW, ROAD, T
 
 PLAYLISTS = (MIX, ROAD, FORKED)
@@ -123,7 +123,7 @@ CURSOR_KEYS = {"next_cursor"}
 
 async def read_tools(call: Caller) -> set[str]:
     """The served read-only tools that read one user."""
-    listed = (await call.client.list_tools()).tools
+    listed = await every_tool(call.client)
     return {
         t.name
         for t in listed

@@ -21,7 +21,7 @@ class ToolSpec:
     read_only: bool
     destructive: bool
     idempotent: bool
-    access: Access
+    access: Access | None  # None: no user's data (the tool listing)
     # Subject to the user's switches (memory off / paused); the switch tools and deletion are not.
     gated: bool = True
 

@@ -1,4 +1,4 @@
-"""Every tool, in the order they are listed, and the toolsets a deployment lists them by."""
+"""Every tool, in the order they are listed, and the toolsets a session lists them by."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from tools.specs.memories import MEMORY_SPECS
 from tools.specs.moves import MOVE_SPECS
 from tools.specs.prd import PRD_SPECS
 from tools.specs.provenance import PROVENANCE_SPECS
+from tools.specs.toolsets import ENABLE_TOOLSETS, TOOLSET_SPECS
 from tools.specs.tracks import TRACK_SPECS
 from tools.specs.transfer import IMPORT_SPECS
 
-__all__ = ["TOOLSETS", "TOOL_SPECS", "ToolSpec", "specs_in"]
+__all__ = ["ALWAYS_LISTED", "DEFAULT_TOOLSETS", "TOOLSETS", "TOOL_SPECS", "ToolSpec", "listed_names", "specs_in"]
 
 TOOL_SPECS: list[ToolSpec] = (
     PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS + FOLLOWUP_SPECS + IMPORT_SPECS + CONTROL_SPECS
@@ -25,29 +26,40 @@ TOOL_SPECS: list[ToolSpec] = (
 TOOL_SPECS += CONTEXT_SPECS  # the memory block for the prompt
 TOOL_SPECS += FORGET_SPECS  # forget one item
 TOOL_SPECS += PROVENANCE_SPECS  # pairwise choices and provenance
+TOOL_SPECS += TOOLSET_SPECS  # the door to the rest
 
 
 def _names(*groups: list[ToolSpec]) -> frozenset[str]:
     return frozenset(spec.prd_name for group in groups for spec in group)
 
 
-# MEMORY_TOOLSETS: a deployment lists only the tools it needs, since every listed tool
-# costs the model context. ``core`` is the PRD contract (its eleven memory tools and
-# ops.list_users); ops.list_users is in ``ops`` too. Every tool is in at least one toolset.
+# Every listed tool costs the model context in every conversation, so a session starts with
+# DEFAULT_TOOLSETS (the PRD's tools and what most conversations need, chosen with the session-cost
+# benchmark) and lists more in-band with memory_enable_toolsets. ``core`` is the PRD contract (its
+# eleven memory tools and ops.list_users). Toolsets shape what the model sees, nothing else: every
+# tool can be called whatever is listed. Every tool is in at least one toolset.
 TOOLSETS: dict[str, frozenset[str]] = {
     "core": _names(PRD_SPECS) - {"ops.audit"},
+    "everyday": frozenset({"memory.get_context", "memory.add", "memory.query", "memory.resolve_track"}),
     "ledger": _names(MOVE_SPECS) | {"memory.rotation_report"},
     "tracks": _names(TRACK_SPECS),
     "memories": _names(MEMORY_SPECS, FOLLOWUP_SPECS, CONTEXT_SPECS, PROVENANCE_SPECS) | {"memory.feedback_summary"},
     "control": _names(CONTROL_SPECS, FORGET_SPECS, IMPORT_SPECS),
     "ops": frozenset({"ops.list_users", "ops.audit"}),
 }
-assert _names(TOOL_SPECS) == frozenset().union(*TOOLSETS.values()), "a tool in no toolset"
+DEFAULT_TOOLSETS: tuple[str, ...] = ("core", "everyday")
+ALWAYS_LISTED = frozenset({ENABLE_TOOLSETS})  # the door stays listed whatever else is
+assert _names(TOOL_SPECS) == ALWAYS_LISTED.union(*TOOLSETS.values()), "a tool in no toolset"
+
+
+def listed_names(toolsets: Collection[str] | None) -> frozenset[str]:
+    """The tools these toolsets list (None: every tool), the door included."""
+    if toolsets is None:
+        return _names(TOOL_SPECS)
+    return ALWAYS_LISTED.union(*(TOOLSETS[name] for name in toolsets))
 
 
 def specs_in(toolsets: Collection[str] | None) -> list[ToolSpec]:
     """The tools of these toolsets, in catalog order (None: every tool)."""
-    if toolsets is None:
-        return list(TOOL_SPECS)
-    wanted = frozenset().union(*(TOOLSETS[name] for name in toolsets))
+    wanted = listed_names(toolsets)
     return [spec for spec in TOOL_SPECS if spec.prd_name in wanted]

@@ -193,6 +193,7 @@ BASELINES: dict[str, dict[str, Any]] = {
     },
     "memory.explain": {"user_id": 1, "path": "/genres/0"},
     "memory.forget": {"user_id": 1, "kind": "profile_field", "id": "/genres", "confirm": True},
+    "memory.enable_toolsets": {"toolsets": ["ledger"]},
 }
 
 # Valid payloads of memory.log_playlist_mutation per type (every optional payload field present).

@@ -15,6 +15,8 @@ from tests.tools.calls.hostile_cases import PLAYLISTS, TRACKS, USERS, Case, answ
 
 
 async def all_tools(client: Client) -> list[Tool]:
+    """Every tool, page by page, once the session lists every toolset."""
+    await client.call_tool("memory_enable_toolsets", {"toolsets": ["all"]})
     tools: list[Tool] = []
     cursor: str | None = None
     while True:

@@ -1,9 +1,11 @@
 """The playbook prompts through the MCP client: listed with their arguments, rendered with the
-user's values, naming only tools the server lists, and clear about bad arguments.
+user's values, naming only tools the session lists or enables in its first step, and clear about
+bad arguments.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -12,6 +14,7 @@ from mcp.shared.exceptions import MCPError
 
 from service.settings import Settings
 from tests.support import connected
+from tools.specs.catalog import TOOLSETS
 
 FIVE = {
     "start_session",
@@ -39,6 +42,17 @@ ARGUMENTS: list[tuple[str, dict[str, str]]] = [
 
 # A tool name in prompt text; an argument such as memory_id= is not one.
 TOOL_NAME = re.compile(r"\b(?:memory|ops)[._][a-z_]+\b(?!\s*=)")
+
+
+ENABLING = re.compile(r"^1\. Call memory[._]enable_toolsets\(toolsets=(\[[^\]]*\])\) first")
+
+
+def callable_after_first_step(text: str, listed: set[str], style: str = "plain") -> set[str]:
+    """The tools listed, with those of the toolsets the text's first step enables."""
+    found = ENABLING.match(text)
+    enabled = json.loads(found.group(1)) if found else []
+    named = {name for toolset in enabled for name in TOOLSETS[toolset]}
+    return listed | {name if style == "dotted" else name.replace(".", "_") for name in named}
 
 
 async def prompt_text(call: Any, name: str, arguments: dict[str, str]) -> str:
@@ -76,7 +90,8 @@ async def test_every_prompt_names_only_listed_tools_in_order(settings: Settings,
             text = await prompt_text(call, name, arguments)
             named = TOOL_NAME.findall(text)
             assert named, (name, text)
-            assert set(named) <= tools, (name, set(named) - tools)
+            reachable = callable_after_first_step(text, tools, style)
+            assert set(named) <= reachable, (name, set(named) - reachable)
             assert text.startswith("1. ") and "\n2. " in text
             if style == "dotted":
                 assert not re.search(r"\bmemory_(?!id\b)[a-z]", text), text
@@ -156,12 +171,17 @@ async def test_an_unknown_prompt_is_an_error(settings: Settings) -> None:
             await call.client.get_prompt("make_me_coffee", {})
 
 
-async def test_a_prompt_is_offered_only_with_the_tools_it_needs(settings: Settings) -> None:
+async def test_every_prompt_is_offered_and_enables_what_the_session_does_not_list(settings: Settings) -> None:
     async with connected(settings.model_copy(update={"toolsets": ["core"]})) as call:
         tools = {tool.name for tool in (await call.client.list_tools()).tools}
         names = {p.name for p in (await call.client.list_prompts()).prompts}
-        texts = [await prompt_text(call, name, arguments) for name, arguments in ARGUMENTS if name in names]
-    # follow-ups need the memories toolset; the others fall back on the PRD tools.
-    assert names == FIVE - {"follow_up_recommendations"}
+        texts = [await prompt_text(call, name, arguments) for name, arguments in ARGUMENTS]
+    assert names == FIVE  # every tool can be called whatever is listed
     for text in texts:
-        assert set(TOOL_NAME.findall(text)) <= tools, text
+        named = set(TOOL_NAME.findall(text))
+        if named <= tools:
+            assert not ENABLING.match(text), text  # nothing to enable: no such step
+        else:
+            assert named <= callable_after_first_step(text, tools), text
+    follow_ups = texts[-1]
+    assert follow_ups.startswith('1. Call memory_enable_toolsets(toolsets=["memories"]) first'), follow_ups

@@ -19,6 +19,8 @@ from jsonschema.validators import validator_for
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from tests.support import every_tool
+
 PUBLISHED_URI = "urn:taste-memory:published"
 
 
@@ -74,7 +76,7 @@ class PublishedSchemas:
 
 
 async def published_schemas(client: Any) -> PublishedSchemas:
-    listed = (await client.list_tools()).tools
+    listed = await every_tool(client)
     return PublishedSchemas({tool.name: tool.output_schema for tool in listed})
 
 
@@ -115,6 +117,7 @@ DESCRIBED_ARRAYS = {
     "memory.get_context": ["diagnostics/sections", "diagnostics/kept", "diagnostics/dropped"],
     "memory.record_choice": ["payload/choice/dimensions"],
     "memory.explain": ["set_by", "evidence"],
+    "memory.enable_toolsets": ["enabled", "added"],
     "memory.inspect": [
         "last_context/diagnostics/sections",
         "last_context/diagnostics/kept",

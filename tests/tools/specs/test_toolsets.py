@@ -1,4 +1,5 @@
-"""MEMORY_TOOLSETS: a deployment lists only the toolsets it needs; core is the PRD contract."""
+"""MEMORY_TOOLSETS: what a session lists at start; core is the PRD contract, the default adds what
+most conversations need, and the door to the rest (memory_enable_toolsets) is always listed."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from service.settings import Settings
 from tests.support import connected
 from tests.support.server_process import run_cli
 from tools.specs.catalog import TOOL_SPECS, TOOLSETS
+from tools.specs.toolsets import ENABLE_TOOLSETS
 
 # The PRD's tools (seed 000): its eleven memory tools and ops.list_users.
 PRD_TOOLS = {
@@ -28,38 +30,39 @@ PRD_TOOLS = {
 }
 
 
+DOOR = ENABLE_TOOLSETS.replace(".", "_")
+
+
 async def listed(settings: Settings) -> set[str]:
     async with connected(settings) as call:
         return {tool.name for tool in (await call.client.list_tools()).tools}
 
 
 async def test_core_lists_exactly_the_prd_tools(settings: Settings) -> None:
-    assert await listed(settings.model_copy(update={"toolsets": ["core"]})) == PRD_TOOLS
+    assert await listed(settings.model_copy(update={"toolsets": ["core"]})) == PRD_TOOLS | {DOOR}
 
 
-async def test_the_default_lists_every_tool(settings: Settings) -> None:
-    assert await listed(settings) == {spec.prd_name.replace(".", "_") for spec in TOOL_SPECS}
+async def test_the_default_lists_the_prd_tools_and_the_everyday_ones(settings: Settings) -> None:
+    everyday = {"memory_get_context", "memory_add", "memory_query", "memory_resolve_track"}
+    assert await listed(settings) == PRD_TOOLS | everyday | {DOOR}
+
+
+async def test_all_lists_every_tool(settings: Settings) -> None:
+    every = {spec.prd_name.replace(".", "_") for spec in TOOL_SPECS}
+    assert await listed(settings.model_copy(update={"toolsets": Settings(toolsets="all").toolsets})) == every
 
 
 @pytest.mark.parametrize("name", sorted(TOOLSETS))
 async def test_each_toolset_lists_its_tools_and_nothing_else(settings: Settings, name: str) -> None:
     names = await listed(settings.model_copy(update={"toolsets": [name]}))
-    assert names == {prd.replace(".", "_") for prd in TOOLSETS[name]} and names
+    assert names == {prd.replace(".", "_") for prd in TOOLSETS[name]} | {DOOR}
 
 
 async def test_toolsets_combine_and_every_tool_is_in_one() -> None:
     combined = Settings(toolsets="core, ops").toolsets
     assert combined == ["core", "ops"]
-    assert set().union(*TOOLSETS.values()) == {spec.prd_name for spec in TOOL_SPECS}
+    assert set().union(*TOOLSETS.values()) | {ENABLE_TOOLSETS} == {spec.prd_name for spec in TOOL_SPECS}
     assert Settings(toolsets="all").toolsets == sorted(TOOLSETS, key=list(TOOLSETS).index)
-
-
-async def test_a_tool_outside_the_toolsets_cannot_be_called(settings: Settings) -> None:
-    async with connected(settings.model_copy(update={"toolsets": ["core"]})) as call:
-        answer = await call.client.call_tool(
-            "memory_forget", {"user_id": 1, "kind": "memory", "id": "x", "confirm": True}
-        )
-    assert answer.is_error and "memory_forget" in answer.content[0].text  # unknown to this server
 
 
 @pytest.mark.parametrize("value", ["bogus", "core,nope", ","])
