@@ -24,7 +24,6 @@ from service.auth.policy import Principal
 from service.facade import MemoryService
 from tools.calls.confirmation import confirmed_by_user
 from tools.calls.envelope import from_exception, success
-from tools.calls.listing import current_listing
 from tools.calls.pipeline import Call, CallPipeline, target_user
 from tools.calls.policy import CallPolicy, ServiceProvider
 from tools.calls.validation import validate_arguments
@@ -33,6 +32,7 @@ from tools.prompts.serving import add_prompts
 from tools.resources.reading import register_resources
 from tools.resources.subscriptions import Subscriptions
 from tools.specs.catalog import TOOL_SPECS, ToolSpec
+from tools.specs.listing import current_listing
 from tools.toolsets.session import SessionToolsets
 
 NameStyle = Literal["plain", "dotted"]

@@ -7,8 +7,8 @@ from typing import Any
 from service.auth.policy import Principal
 from service.errors import Conflict
 from service.facade import MemoryService
-from tools.calls.listing import current_listing
 from tools.specs.base import ToolSpec
+from tools.specs.listing import current_listing
 
 ENABLE_TOOLSETS = "memory.enable_toolsets"
 

@@ -23,8 +23,8 @@ from mcp_types import ListToolsResult
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from tools.calls.identity import CallerIdentity
-from tools.calls.listing import SessionListing
 from tools.specs.catalog import TOOLSETS, listed_names
+from tools.specs.listing import SessionListing
 
 log = logging.getLogger("taste_memory.toolsets")
 
