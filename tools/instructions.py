@@ -24,4 +24,9 @@ Every answer is {success, result} or {success: false, error: {code, message, det
 UNAUTHORIZED: the server needs a valid bearer token; tell the user, do not retry. FORBIDDEN: your
 token does not cover that user_id; use the users ops_list_users shows. RATE_LIMITED: wait
 error.details.retry_after_s seconds, then retry the same call.
+INVALID_ARGUMENT: fix the argument error.details.field names. NOT_FOUND: no such item for this user.
+CONFLICT: the state refuses the call, error.details.reason says why. DB_ERROR, INTERNAL: tell the user.
+memory_delete_user_data, memory_forget and memory_import_user_data need confirm: true, and the user is
+asked too when your client supports elicitation; anything but yes changes nothing (CONFLICT,
+details.reason declined, cancelled or unanswered).
 """

@@ -90,7 +90,7 @@ stores = st.fixed_dictionaries({"profile": profiles, "events": events, "memories
 
 
 def tokens_of(block: str) -> int:
-    """The estimator as the tool description states it, written again here."""
+    """The estimator as the result's diagnostics.estimator states it, written again here."""
     return sum(math.ceil((len(line.encode("utf-8")) + 1) / 4) for line in block.split("\n")[:-1])
 
 

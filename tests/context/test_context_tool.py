@@ -19,7 +19,7 @@ SEED_PROFILE = json.loads((Path(__file__).parents[2] / "models" / "seed_profile.
 
 
 def tokens_of(line: str) -> int:
-    """The estimator the tool description states, for one line and its newline."""
+    """The estimator the result's diagnostics.estimator states, for one line and its newline."""
     return math.ceil((len(line.encode()) + 1) / 4)
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from service.auth.policy import Access, Principal
 from service.facade import MemoryService
-from tools.specs.base import ENVELOPE, ToolSpec
+from tools.specs.base import ToolSpec
 
 
 async def log_plays(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
@@ -26,12 +26,9 @@ FOLLOWUP_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.log_plays",
         "Log what the listener played (memory.log_plays)",
-        "Whenever you read the user's listening history (scrobbles, recently played, what is playing now), "
-        "log it here so recommendations can be checked later: each play's artist and played_at (RFC 3339), "
-        "plus track, album and track_id when known; at most 1,000 per call, in any order. Overlapping reads "
-        "are safe: the same (artist, track, played_at) is stored once (case, accents and a leading 'the' "
-        "aside), so resending a page or retrying a call stores nothing twice. Returns logged (stored now) and "
-        "duplicates (already stored or repeated in the call)." + ENVELOPE,
+        "Call whenever you read the user's listening history (recently played, scrobbles, now playing): logs the "
+        "plays so recommendations can be checked later. Resending overlapping plays is safe: each play is stored "
+        "once. Returns counts logged and duplicates.",
         log_plays,
         read_only=False,
         destructive=False,
@@ -41,18 +38,10 @@ FOLLOWUP_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.validate_recommendation",
         "Check a recommendation against plays (memory.validate_recommendation)",
-        "When following up on a recommendation you made (memory_open_followups lists the due ones) or when "
-        "the user mentions it: log their recent plays first (memory_log_plays), then call this with the "
-        "recommendation's memory_id. Plays count when artist, album or track equals an entity of the "
-        "recommendation (case, accents, 'the' aside); if the recommended album or track itself was ever "
-        "played only its plays count (matched_on 'work'), else the artist's (matched_on 'artist'). Returns "
-        "the recommendation (entities, summary, recommended_at, days_since, check_after_days), validation "
-        "(plays_since_rec, plays_before_rec, user_heard_before, first_play_after, matched_on, plays_logged: "
-        "false means there is no play data at all, so zero proves nothing) and follow_up_suggestion, an honest "
-        "sentence from the numbers (never played, once, on repeat at 5 or more, already knew it, too early) "
-        "to say or adapt. Marks the recommendation validated (the first time), which takes it off "
-        "memory_open_followups. A memory that is not a recommendation is INVALID_ARGUMENT; an unknown id is "
-        "NOT_FOUND." + ENVELOPE,
+        "Call when following up on a recommendation (memory_open_followups lists due ones) or when the user mentions "
+        "it, after logging recent plays with memory_log_plays: the plays before and after it and an honest "
+        "follow_up_suggestion to say; plays_logged false means no play data, so zero proves nothing. Marks it "
+        "validated.",
         validate_recommendation,
         read_only=False,
         destructive=False,
@@ -62,12 +51,9 @@ FOLLOWUP_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.open_followups",
         "Recommendations due for a follow-up (memory.open_followups)",
-        "At the start of a session, or when there is a natural moment to ask how a suggestion went: the "
-        "recommendations whose check_after_days (metadata of memory_add, default 7) have passed and that "
-        "were not validated yet, oldest first, at most limit (default 10, max 100), each with memory_id, "
-        "entities, summary, recommended_at, days_since, check_after_days and due_at; total counts them all. "
-        "Check each with memory_validate_recommendation before bringing it up. Nothing due is an empty list."
-        + ENVELOPE,
+        "Call at the start of a session, or at a natural moment to ask how a suggestion went: recommendations past "
+        "their check_after_days and not yet validated, oldest first. Check each with memory_validate_recommendation "
+        "before bringing it up.",
         open_followups,
         read_only=True,
         destructive=False,

@@ -9,7 +9,7 @@ from service.auth.policy import Access, Principal
 from service.facade import MemoryService
 from service.search.hits import SearchHit
 from service.timeutil import parse_iso
-from tools.specs.base import ASKS_USER, ENVELOPE, ToolSpec
+from tools.specs.base import ToolSpec
 
 
 def time_argument(arguments: dict[str, Any], name: str) -> Any:
@@ -124,9 +124,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "ops.list_users",
         "List users (ops.list_users)",
-        "Session bootstrap, call first: the users whose memory exists, with profile version and counts of "
-        "playlists and preference events. If exactly one user is listed use it; otherwise ask the person "
-        "which user they are." + ENVELOPE,
+        "Call first in every session: lists the users whose memory exists, with profile version and counts of "
+        "playlists and preference events. If exactly one user is listed use it; otherwise ask the person which user "
+        "they are.",
         list_users,
         read_only=True,
         destructive=False,
@@ -136,10 +136,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.get_profile",
         "Get taste profile (memory.get_profile)",
-        "Read the user's durable taste profile (genres, energy preferences, playlist_rules such as "
-        "max_tracks_per_artist, avoid list) and its version. Call at the start of every session and before "
-        "building or expanding a playlist; apply its rules. A user without a profile gets profile {} and "
-        "version 0." + ENVELOPE,
+        "Call at the start of a session and before building or expanding a playlist: returns the user's durable "
+        "taste profile (genres, energy, playlist_rules such as max_tracks_per_artist, avoid) and its version; apply "
+        "its rules. No profile yet: profile {} and version 0.",
         get_profile,
         read_only=True,
         destructive=False,
@@ -149,10 +148,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.update_profile",
         "Update taste profile (memory.update_profile)",
-        "Change the durable profile with a JSON Merge Patch (RFC 7396): objects merge, null deletes a key, "
-        "arrays replace whole. Use it for the normalized rule after recording what the user said with "
-        "memory_append_preference_event; give reason (e.g. 'User feedback: ...') and source='user' when the "
-        "user asked. Returns the new profile and version; a patch that changes nothing keeps the version." + ENVELOPE,
+        "Call after memory_append_preference_event to store the normalized, lasting rule as a JSON Merge Patch "
+        "(objects merge, null deletes a key, arrays replace whole), with a reason and source 'user' when the user "
+        "asked. Returns the new profile and version.",
         update_profile,
         read_only=False,
         destructive=True,
@@ -162,9 +160,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.append_preference_event",
         "Record preference or feedback (memory.append_preference_event)",
-        "Record what the user actually said about their taste (like, dislike, rule, feedback, note), "
-        "append-only. Put the user's own words in payload.raw_text, plus structured fields (artist, genre, "
-        "track_id...). Then normalize the lasting rule into the profile with memory_update_profile." + ENVELOPE,
+        "Call whenever the user states a taste or gives feedback ('I like', 'avoid', 'more/less', 'remember'): "
+        "records what they said, append-only, their own words in payload.raw_text. Then store the lasting rule with "
+        "memory_update_profile. Returns the event's id.",
         append_preference_event,
         read_only=False,
         destructive=False,
@@ -174,11 +172,10 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.log_playlist_create",
         "Log a created playlist (memory.log_playlist_create)",
-        "Immediately after creating a playlist on the music service and adding its tracks, log it here: the "
-        "exact ordered track_ids you added, intent_tags (e.g. ['upbeat','breathers']) and seed_context (time "
-        "window, inspiration artists/tracks, constraints applied). Memory, not the music service, is the "
-        "record of what the playlist contains. Pass an idempotency_key to make retries safe; logging the same "
-        "playlist twice without one is CONFLICT." + ENVELOPE,
+        "Call right after creating a playlist on the music service and adding its tracks: logs the exact ordered "
+        "track_ids, intent_tags and seed_context (time window, inspiration, constraints). Memory, not the music "
+        "service, is the record of its contents. An idempotency_key makes retries safe. Returns the first snapshot's "
+        "id.",
         log_playlist_create,
         read_only=False,
         destructive=False,
@@ -188,13 +185,10 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.log_playlist_mutation",
         "Log a playlist change (memory.log_playlist_mutation)",
-        "Log every change you make to a logged playlist, right after making it on the music service. "
-        "ADD_TRACKS {track_ids, insert_at?} inserts at insert_at (default: append), or {track_ids, positions} "
-        "puts track_ids[i] at index positions[i] of the resulting list; REMOVE_TRACKS {track_ids} removes "
-        "every occurrence; REORDER {track_ids} is the full new order (must be a permutation of the current "
-        "tracks, else CONFLICT); UPDATE_META {name?, description?, intent_tags?}. Timestamps must not go "
-        "back before the last logged change. Pass client_event_id (a UUID) so a retry is applied once. "
-        "result.new_snapshot_id is set when this change triggered a snapshot." + ENVELOPE,
+        "Call after every edit you make to a logged playlist on the music service. ADD_TRACKS inserts at insert_at "
+        "(default: append) or at positions (track_ids[i] lands at positions[i]); REMOVE_TRACKS removes every "
+        "occurrence; REORDER takes the full new order; UPDATE_META changes only the given fields. Timestamps must "
+        "not go back. A client_event_id makes retries safe. Returns the event.",
         log_playlist_mutation,
         read_only=False,
         destructive=False,
@@ -204,9 +198,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.get_playlists",
         "List logged playlists (memory.get_playlists)",
-        "Playlists logged for the user, most recently changed first, with track_count. Page with "
-        "next_cursor (pass it back as cursor; null means no more). Use it when the user refers to 'the "
-        "playlist you made last time'." + ENVELOPE,
+        "Call when the user refers to an earlier playlist ('the one you made last time'): the user's logged "
+        "playlists, most recently changed first, with track_count. Page by passing next_cursor back as cursor until "
+        "it is null.",
         get_playlists,
         read_only=True,
         destructive=False,
@@ -216,12 +210,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.get_playlist",
         "Get a logged playlist (memory.get_playlist)",
-        "Details of one logged playlist: metadata and seed_context, the latest stored snapshot (which may "
-        "predate the most recent changes) and the most recent events, oldest first (older ones are left out "
-        "when the answer would pass about 400 kB; memory_export_user_data has every event). For the exact "
-        "current track list call memory_reconstruct_playlist. include_tracks=true adds latest_snapshot.tracks (name, "
-        "artists, duration_ms per track ID from the catalog, memory_upsert_tracks). A fork shows forked_from."
-        + ENVELOPE,
+        "Call for one logged playlist's details: metadata, seed_context, the latest stored snapshot (it may predate "
+        "recent changes) and recent events, oldest first. For the exact current tracks call "
+        "memory_reconstruct_playlist.",
         get_playlist,
         read_only=True,
         destructive=False,
@@ -231,10 +222,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.reconstruct_playlist",
         "Reconstruct playlist contents (memory.reconstruct_playlist)",
-        "The exact ordered track_ids of a logged playlist now, or at at_time. Use this instead of reading "
-        "the playlist back from the music service (which may answer 403): the ledger is the truth. at_time "
-        "before the playlist's creation is NOT_FOUND. include_tracks=true adds tracks: tracks[i] names track_ids[i] "
-        "(name, artists, duration_ms; null when the catalog does not know the ID)." + ENVELOPE,
+        "Call for 'what's in it now?', or instead of reading a playlist back from the music service (which may "
+        "fail): the exact ordered track_ids of a logged playlist now, or at at_time, from the ledger, which is the "
+        "truth.",
         reconstruct_playlist,
         read_only=True,
         destructive=False,
@@ -244,11 +234,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.search",
         "Search memory (memory.search)",
-        "Keyword search over the user's playlists (name, tags, description, seed context), preference "
-        "events and profile, best first. Use it to 'find that playlist from before' by vibe or name, then "
-        "confirm with memory_get_playlist. Hits are lean (short snippet; a playlist's name, an event's type "
-        "and time); detail='full' adds every stored field and the matched words. Hits found by meaning carry "
-        "metadata.confidence (0-1; below 0.5 a guess). No hits: nothing stored matches, say so." + ENVELOPE,
+        "Call to find something from before ('that rainy-day playlist') by name or vibe: ranked hits over the user's "
+        "playlists, preference events and profile; confirm a playlist with memory_get_playlist. A hit whose "
+        "metadata.confidence is below 0.5 is a guess; no hits means nothing stored matches, so say so.",
         search,
         read_only=True,
         destructive=False,
@@ -258,9 +246,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.export_user_data",
         "Export user data (memory.export_user_data)",
-        "Everything stored for the user as JSON (profile with history, preference events, every playlist "
-        "with all snapshots and events). Large exports come in parts: while "
-        "result.data.continuation.next_cursor is not null, call again with cursor set to it." + ENVELOPE,
+        "Call when the user asks for a copy of their data: everything stored for them, as JSON that "
+        "memory_import_user_data takes back. While result.data.continuation.next_cursor is not null, call again with "
+        "it as cursor for the next part.",
         export_user_data,
         read_only=True,
         destructive=False,
@@ -270,8 +258,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.delete_user_data",
         "Delete user data (memory.delete_user_data)",
-        "Permanently delete everything stored for the user (profile, events, playlists and their history). "
-        "Only when the user explicitly asks; requires confirm: true. Cannot be undone." + ASKS_USER + ENVELOPE,
+        "Call only when the user explicitly asks to erase everything stored about them: deletes it all permanently; "
+        "cannot be undone. Needs confirm: true, and the user is asked to confirm too when your client supports "
+        "elicitation.",
         delete_user_data,
         read_only=False,
         destructive=True,
@@ -281,10 +270,9 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "ops.audit",
         "Audit trail (ops.audit)",
-        "Operators only: who changed what and when. Entries (newest first) name the time, collection, "
-        "operation, user_id, playlist_id, document key, tool, request_id and the principal (token id) of "
-        "every change to profiles, preference events and playlist history, and one tombstone per deleted "
-        "user. Filter by user_id, playlist_id and the time range [since, until); page with next_cursor." + ENVELOPE,
+        "Operators only, when asked who changed what and when: audit entries, newest first, with time, collection, "
+        "operation, user, playlist, tool, request and token of every change, and a tombstone per deleted user. "
+        "Filter by user_id, playlist_id and [since, until); page with next_cursor.",
         audit,
         read_only=True,
         destructive=False,
