@@ -6,5 +6,5 @@ through an MCP client, timed; ``processes`` server subprocesses on free loopback
 stopped, and MCP clients; ``data`` / ``loader`` / ``stores`` deterministic data, bulk loading through
 the facade, and store templates built once per run and copied for each use; ``workload`` the
 arguments of every tool's n-th call; ``promstats`` Prometheus histograms read from ``/metrics``;
-``sections`` one module per table group; ``targets`` the verdicts; ``document`` docs/PERFORMANCE.md.
-"""
+``session_cost`` / ``session_history`` the seeds' stories as sessions, in bytes and calls (also run
+alone); ``sections`` one module per table group; ``targets`` the verdicts; ``document`` the report."""

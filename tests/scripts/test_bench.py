@@ -56,6 +56,7 @@ EXPECTED = {
         for kind in ("reads", "writes", "exports", "deletes", "all")
     ],
     "Event-loop lag": ["event-loop lag", "event-loop lag, saturated"],
+    "Sessions": ["playbook", "read-back", "follow-up", "control"],
 }
 # A line for each speed and scale target in the report's "Targets" list, with its verdict (quick sizes
 # say so in the line; the reference server has one line per operation and size, or one saying why not).

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from ..context import Run
-from . import bootstrap, durability, floor, ledger, load, peer, scale, search, startup, tools
+from . import bootstrap, durability, floor, ledger, load, peer, scale, search, sessions, startup, tools
 
 SECTIONS: dict[str, Callable[[Run], Awaitable[None]]] = {
     "floor": floor.run,
@@ -18,4 +18,5 @@ SECTIONS: dict[str, Callable[[Run], Awaitable[None]]] = {
     "bootstrap": bootstrap.run,
     "startup": startup.run,
     "load": load.run,
+    "sessions": sessions.run,  # bytes and calls, no timings
 }
