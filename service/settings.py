@@ -42,7 +42,7 @@ class Settings(BaseSettings):
     toolsets: Annotated[list[Toolset], NoDecode] = Field(
         list(DEFAULT_TOOLSETS),
         description="Toolsets a session starts with, comma-separated: core (the PRD tools), everyday (context, "
-        "memories, track lookup), ledger, tracks, memories, control, ops, or 'all'. Default core,everyday; a "
+        "follow-ups, memories, track lookup), ledger, tracks, memories, control, ops, or 'all'. Default core,everyday; a "
         "session lists more with memory_enable_toolsets. Every listed tool costs the model context.",
     )
     stdio_user_ids: Annotated[list[Annotated[int, Field(ge=1)]], NoDecode] = Field(

@@ -341,7 +341,8 @@ async def served(data_dir: Path, toolsets: list[str] | None = None) -> AsyncIter
     server = create_mcp_server(
         holder, settings.tool_names, toolsets=settings.toolsets if toolsets is None else toolsets
     )
-    async with running_service(settings, holder), Client(server, cache=None) as client:
+    # mode="legacy": a session as the clients in use hold one (the 2025-11-25 handshake).
+    async with running_service(settings, holder), Client(server, cache=None, mode="legacy") as client:
         yield client
 
 
@@ -395,18 +396,19 @@ def table(before: dict[str, Any] | None, after: dict[str, Any]) -> str:
     pair = (lambda b, a: f"{b:,} → {a:,}") if before else (lambda b, a: f"{a:,}")
     old = {s["name"]: s for s in before["sessions"]} if before else {}
     rows = [
-        "| session | definitions B | answers B | tool calls | list calls | enable calls |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| session | definitions held at the end B | definitions read B | answers B | tool calls | list calls "
+        "| enable calls |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     for s in after["sessions"]:
         b = old.get(s["name"], s)
-        cells = [
+        cells = [pair(b["listings"][-1], s["listings"][-1])] + [
             pair(b[k], s[k]) for k in ("definitions_bytes", "answers_bytes", "tool_calls", "list_calls", "enable_calls")
         ]
         rows.append(f"| {s['name']}: {s['title']} | " + " | ".join(cells) + " |")
     lb, la = (before or after)["listing"], after["listing"]
     rows.append(
-        f"| default listing (tools; bytes) | {pair(lb['bytes'], la['bytes'])} | | {pair(lb['tools'], la['tools'])} | | |"
+        f"| default listing (bytes; tools) | {pair(lb['bytes'], la['bytes'])} | | | {pair(lb['tools'], la['tools'])} | | |"
     )
     return "\n".join(rows)
 

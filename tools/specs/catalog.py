@@ -40,11 +40,13 @@ def _names(*groups: list[ToolSpec]) -> frozenset[str]:
 # tool can be called whatever is listed. Every tool is in at least one toolset.
 TOOLSETS: dict[str, frozenset[str]] = {
     "core": _names(PRD_SPECS) - {"ops.audit"},
-    "everyday": frozenset({"memory.get_context", "memory.add", "memory.query", "memory.resolve_track"}),
+    "everyday": frozenset(
+        {"memory.get_context", "memory.open_followups", "memory.add", "memory.query", "memory.resolve_track"}
+    ),
     "ledger": _names(MOVE_SPECS) | {"memory.rotation_report"},
     "tracks": _names(TRACK_SPECS),
     "memories": _names(MEMORY_SPECS, FOLLOWUP_SPECS, CONTEXT_SPECS, PROVENANCE_SPECS) | {"memory.feedback_summary"},
-    "control": _names(CONTROL_SPECS, FORGET_SPECS, IMPORT_SPECS),
+    "control": _names(CONTROL_SPECS, FORGET_SPECS, IMPORT_SPECS) | {"memory.explain"},  # "why do you think that?"
     "ops": frozenset({"ops.list_users", "ops.audit"}),
 }
 DEFAULT_TOOLSETS: tuple[str, ...] = ("core", "everyday")

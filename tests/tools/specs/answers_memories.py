@@ -231,4 +231,8 @@ MEMORY_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
             for i in range(rows)
         ],
     },
+    "memory.enable_toolsets": lambda rows: {
+        "enabled": [f"toolset{i}" for i in range(rows)],
+        "added": [f"memory_tool{i}" for i in range(rows)],
+    },
 }

@@ -43,7 +43,7 @@ async def test_core_lists_exactly_the_prd_tools(settings: Settings) -> None:
 
 
 async def test_the_default_lists_the_prd_tools_and_the_everyday_ones(settings: Settings) -> None:
-    everyday = {"memory_get_context", "memory_add", "memory_query", "memory_resolve_track"}
+    everyday = {"memory_get_context", "memory_open_followups", "memory_add", "memory_query", "memory_resolve_track"}
     assert await listed(settings) == PRD_TOOLS | everyday | {DOOR}
 
 
