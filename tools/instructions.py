@@ -5,8 +5,9 @@ Taste Memory remembers, per user, a taste profile and a ledger of every playlist
 Memory is the system of record: never rely on reading a playlist back from the music service.
 
 1. Session start: ops_list_users; if exactly one user, use it, else ask. Then memory_get_context
-   (one compact block of what you know about the listener, to keep in context) or memory_get_profile
-   for the raw profile; memory_get_playlists with limit 10 if the user refers to earlier playlists.
+   (one compact block of what you know about the listener, to keep in context). Later, as needed:
+   memory_get_profile for the raw profile; memory_get_playlists with limit 10 if the user refers to
+   earlier playlists; memory_open_followups for the ids of the follow-ups the block shows.
 2. When the user states a preference ("I like", "avoid", "more/less", "remember"):
    memory_append_preference_event with the user's words in payload.raw_text and source "user";
    then memory_update_profile with a merge patch of the normalized rule (playlist_rules.*,
@@ -20,6 +21,9 @@ Memory is the system of record: never rely on reading a playlist back from the m
 6. "What's in it now?" or read-back fails (403): memory_reconstruct_playlist (or memory_get_playlist).
 7. "Find that playlist from before": memory_search with the user's words, then memory_get_playlist;
    use its tracks as the seed set for a v2.
+8. A tool you need is not listed: memory_enable_toolsets lists a toolset for this session: ledger (undo,
+   fork, resync, diff, timeline, rotation), tracks (catalog, rule checks), memories (plays,
+   recommendations, choices, feedback), control (pause, status, inspect, explain, forget, import), ops.
 Every answer is {success, result} or {success: false, error: {code, message, details}}.
 UNAUTHORIZED: the server needs a valid bearer token; tell the user, do not retry. FORBIDDEN: your
 token does not cover that user_id; use the users ops_list_users shows. RATE_LIMITED: wait

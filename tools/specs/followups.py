@@ -51,9 +51,9 @@ FOLLOWUP_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.open_followups",
         "Recommendations due for a follow-up (memory.open_followups)",
-        "Call at the start of a session, or at a natural moment to ask how a suggestion went: recommendations past "
-        "their check_after_days and not yet validated, oldest first. Check each with memory_validate_recommendation "
-        "before bringing it up.",
+        "Call when the context block shows open follow-ups, or at a natural moment to ask how a suggestion went: "
+        "recommendations past their check_after_days and not yet validated, oldest first, with their ids. Check "
+        "each with memory_validate_recommendation before bringing it up.",
         open_followups,
         read_only=True,
         destructive=False,

@@ -136,7 +136,7 @@ PRD_SPECS: list[ToolSpec] = [
     ToolSpec(
         "memory.get_profile",
         "Get taste profile (memory.get_profile)",
-        "Call at the start of a session and before building or expanding a playlist: returns the user's durable "
+        "Call before building or expanding a playlist, or when you need the raw profile: returns the user's durable "
         "taste profile (genres, energy, playlist_rules such as max_tracks_per_artist, avoid) and its version; apply "
         "its rules. No profile yet: profile {} and version 0.",
         get_profile,
