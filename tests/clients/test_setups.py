@@ -22,13 +22,13 @@ import pytest
 from mcp.client.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from service.settings import Settings
+from service.settings import DEFAULT_TOOLSETS, Settings
 from tests.clients.node_package import INSPECTOR, skip_without_node
 from tests.clients.setups import PLACEHOLDER, Launch, launches, snippets, snippets_by_file
 from tests.support import every_tool
 from tests.support.mcp_sessions import WireCaller, _session, sse_session, streamable_http_session
 from tests.support.server_process import CALL_TIMEOUT, running_server
-from tools.specs.catalog import TOOL_SPECS
+from tools.specs.catalog import TOOL_SPECS, listed_names
 
 pytestmark = pytest.mark.slow
 
@@ -137,4 +137,4 @@ def test_the_inspector_lines_run_in_the_inspector(launch: Launch, tmp_path: Path
         with running_server(Settings(data_dir=data_dir), tmp_path, transport=launch.transport) as server:
             listed = run_inspector(launch.argv, data_dir, server.port, tmp_path)
     names = {tool["name"] for tool in listed["tools"]}  # type: ignore[index, union-attr]
-    assert names == {spec.prd_name.replace(".", "_") for spec in TOOL_SPECS}
+    assert names == {name.replace(".", "_") for name in listed_names(DEFAULT_TOOLSETS)}  # a session's start

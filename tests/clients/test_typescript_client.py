@@ -81,6 +81,13 @@ async def test_the_typescript_sdk_client(settings: Settings, tmp_path: Path, tra
     assert "error" not in prompt, prompt
     assert "memory_get_profile(user_id=1)" in prompt["messages"][0]["content"]["text"]
 
+    toolsets = summary["toolsets"]
+    assert "error" not in toolsets, toolsets
+    added = toolsets["enabled"]["result"]["added"]
+    assert "memory_get_playlist_timeline" in added and toolsets["told"] is True  # notifications/tools/list_changed
+    assert set(toolsets["names"]) == set(listed["names"]) | set(added)
+    assert toolsets["timeline"]["error"]["code"] == "NOT_FOUND"  # called, and no such playlist
+
     assert "memory://users/{user_id}/profile" in summary["resourceTemplates"], summary["resourceTemplates"]
     resource = summary["resource"]
     assert "error" not in resource, resource

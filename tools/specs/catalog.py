@@ -18,7 +18,7 @@ from tools.specs.toolsets import ENABLE_TOOLSETS, TOOLSET_SPECS
 from tools.specs.tracks import TRACK_SPECS
 from tools.specs.transfer import IMPORT_SPECS
 
-__all__ = ["ALWAYS_LISTED", "DEFAULT_TOOLSETS", "TOOLSETS", "TOOL_SPECS", "ToolSpec", "listed_names", "specs_in"]
+__all__ = ["ALWAYS_LISTED", "TOOLSETS", "TOOL_SPECS", "ToolSpec", "listed_names"]
 
 TOOL_SPECS: list[ToolSpec] = (
     PRD_SPECS + MOVE_SPECS + TRACK_SPECS + INSIGHT_SPECS + MEMORY_SPECS + FOLLOWUP_SPECS + IMPORT_SPECS + CONTROL_SPECS
@@ -34,7 +34,7 @@ def _names(*groups: list[ToolSpec]) -> frozenset[str]:
 
 
 # Every listed tool costs the model context in every conversation, so a session starts with
-# DEFAULT_TOOLSETS (the PRD's tools and what most conversations need, chosen with the session-cost
+# settings.DEFAULT_TOOLSETS (the PRD's tools and what most conversations need, chosen with the session-cost
 # benchmark) and lists more in-band with memory_enable_toolsets. ``core`` is the PRD contract (its
 # eleven memory tools and ops.list_users). Toolsets shape what the model sees, nothing else: every
 # tool can be called whatever is listed. Every tool is in at least one toolset.
@@ -49,7 +49,6 @@ TOOLSETS: dict[str, frozenset[str]] = {
     "control": _names(CONTROL_SPECS, FORGET_SPECS, IMPORT_SPECS) | {"memory.explain"},  # "why do you think that?"
     "ops": frozenset({"ops.list_users", "ops.audit"}),
 }
-DEFAULT_TOOLSETS: tuple[str, ...] = ("core", "everyday")
 ALWAYS_LISTED = frozenset({ENABLE_TOOLSETS})  # the door stays listed whatever else is
 assert _names(TOOL_SPECS) == ALWAYS_LISTED.union(*TOOLSETS.values()), "a tool in no toolset"
 
@@ -59,9 +58,3 @@ def listed_names(toolsets: Collection[str] | None) -> frozenset[str]:
     if toolsets is None:
         return _names(TOOL_SPECS)
     return ALWAYS_LISTED.union(*(TOOLSETS[name] for name in toolsets))
-
-
-def specs_in(toolsets: Collection[str] | None) -> list[ToolSpec]:
-    """The tools of these toolsets, in catalog order (None: every tool)."""
-    wanted = listed_names(toolsets)
-    return [spec for spec in TOOL_SPECS if spec.prd_name in wanted]

@@ -9,6 +9,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 
 const [url, transportName, userArg] = process.argv.slice(2);
 const userId = Number(userArg ?? "1");
@@ -30,6 +31,9 @@ async function step(name, run) {
 }
 
 const client = new Client({ name: "taste-memory-ts-test", version: "1.0.0" });
+let toolListChanged;
+const toldToolsChanged = new Promise((resolve) => { toolListChanged = resolve; });
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => toolListChanged(true));
 await client.connect(new transports[transportName](new URL(url)));
 summary.server = client.getServerVersion();
 
@@ -51,6 +55,19 @@ await step("write", async () => client.callTool({
   arguments: { user_id: userId, patch, reason: "User feedback: TypeScript client test", source: "user" },
 }));
 await step("read", async () => client.callTool({ name: "memory_get_profile", arguments: { user_id: userId } }));
+
+// More tools, in-band: enable a toolset, hear that the list changed, list again, call a new tool.
+await step("toolsets", async () => {
+  const enabled = await client.callTool({ name: "memory_enable_toolsets", arguments: { toolsets: ["ledger"] } });
+  const timeout = new Promise((resolve) => setTimeout(() => resolve(false), 10000));
+  const told = await Promise.race([toldToolsChanged, timeout]);
+  const names = (await client.listTools()).tools.map((tool) => tool.name);
+  const timeline = await client.callTool({
+    name: "memory_get_playlist_timeline",
+    arguments: { user_id: userId, playlist_id: "playlist00000000000001" },
+  });
+  return { enabled: enabled.structuredContent, told, names, timeline: timeline.structuredContent };
+});
 
 await step("resourceTemplates", async () => (await client.listResourceTemplates()).resourceTemplates
   .map((template) => template.uriTemplate));
