@@ -197,9 +197,13 @@ async def test_unknown_tools_bad_bodies_and_sign_out(tmp_path: Path) -> None:
     token, _ = tokens(settings).create("operator", [ALICE])
     async with page(settings) as client:
         csrf = (await sign_in(client, token)).json()["csrf"]
-        for tool in ["memory_nothing", "memory_add", "memory.get_playlists"]:  # memory_add: not in "core"
+        for tool in ["memory_nothing", "memory.get_playlists"]:
             missing = await call(client, tool, {"user_id": ALICE}, csrf)
             assert missing.status_code == 404 and missing.json()["error"]["code"] == "NOT_FOUND"
+        # Toolsets shape what a model is listed, not what the page can do: memory_status is not in "core".
+        assert (await call(client, "memory_status", {"user_id": ALICE}, csrf)).json()["success"] is True
+        door = (await call(client, "memory_enable_toolsets", {"toolsets": ["all"]}, csrf)).json()
+        assert door["error"]["code"] == "CONFLICT" and door["error"]["details"] == {"reason": "no_session"}
         bad = await client.post(
             "/ui/api/tools/memory_get_playlists",
             content=b"[1]",
