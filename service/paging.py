@@ -69,9 +69,10 @@ def fitting(items: Sequence[Any], budget: int, start: int = 0) -> int:
     return len(items) - start
 
 
-def _window(items: Sequence[Any], start: int, budget: int) -> int:
-    """How many items from ``start`` fit ``budget`` bytes (at least one when any is left)."""
-    if start >= len(items) or budget <= 0:
+def _window(items: Sequence[Any], start: int, budget: int, at_least_one: bool) -> int:
+    """How many items from ``start`` fit ``budget`` bytes (at least one when any is left and
+    ``at_least_one``)."""
+    if start >= len(items) or (not at_least_one and json_bytes(items[start]) + 1 > budget):
         return 0
     return fitting(items, budget, start)
 
@@ -86,7 +87,7 @@ def shares(lists: Mapping[str, Sequence[Any]], offsets: Mapping[str, int], budge
         used = sum(json_bytes(lists[k][offsets[k] : offsets[k] + taken[k]]) for k in lists)
         if not open_lists or (used >= budget and all(taken[k] for k in open_lists)):
             break
-        share = max(1, (budget - used) // len(open_lists))
+        share = max(0, budget - used) // len(open_lists)
         for k in open_lists:
-            taken[k] += _window(lists[k], offsets[k] + taken[k], share if taken[k] == 0 else share - 1)
+            taken[k] += _window(lists[k], offsets[k] + taken[k], share, taken[k] == 0)
     return taken

@@ -53,7 +53,7 @@ class InsightService:
         shown_new, shown_staples = new[at["new"] : at["new"] + limit], staples[at["staples"] : at["staples"] + limit]
         described = await describe_tracks(self._db, user_id, [e["track_id"] for e in shown_new + shown_staples])
         lists = {"new": rotation.named(shown_new, described), "staples": rotation.named(shown_staples, described)}
-        taken = shares(lists, {"new": 0, "staples": 0}, PAGE_BYTES)
+        taken = shares(lists, {"new": 0, "staples": 0}, min(PAGE_BYTES, self.settings.result_budget_bytes))
         after = {k: at[k] + taken[k] for k in lists}
         more = after["new"] < len(new) or after["staples"] < len(staples)
         in_rotation = len(presence.stays)

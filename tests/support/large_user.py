@@ -6,10 +6,10 @@ rather than by ten thousand tool calls; ``LargeUser`` keeps what was written, to
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
-import uuid
 
 from tests.support import playlist, track
 

@@ -5,6 +5,7 @@ tool's result schema, and each paged list, followed to its end, gives every item
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -82,7 +83,7 @@ async def test_every_read_beyond_the_prd_fits_and_pages_exactly(settings: Settin
         points = items["points"]
         assert len(points) == pages[0]["point_count"] and len(pages) > 1
         assert points[0]["seq_from"] == 0 and points[-1]["seq_to"] == user.changes
-        assert all(a["seq_to"] + 1 == b["seq_from"] for a, b in zip(points, points[1:]))
+        assert all(a["seq_to"] + 1 == b["seq_from"] for a, b in itertools.pairwise(points))
         assert points[-1]["track_count_end"] == len(user.tracks)
 
         pages, items = await _pages(
