@@ -24,6 +24,7 @@ Memory is the system of record: never rely on reading a playlist back from the m
 8. A tool you need is not listed: memory_enable_toolsets lists a toolset for this session: ledger (undo,
    fork, resync, diff, timeline, rotation), tracks (catalog, rule checks), memories (plays,
    recommendations, choices, feedback), control (pause, status, inspect, explain, forget, import), ops.
+A read that answers a next_cursor has more: call it again with cursor set to it (same arguments).
 Every answer is {success, result} or {success: false, error: {code, message, details}}.
 UNAUTHORIZED: the server needs a valid bearer token; tell the user, do not retry. FORBIDDEN: your
 token does not cover that user_id; use the users ops_list_users shows. RATE_LIMITED: wait

@@ -13,6 +13,7 @@ from typing import Any
 from service.audit.entries import TOMBSTONE, entry_from_change, tombstone
 from service.audit.origin import source_of
 from service.errors import InvalidArgument
+from service.paging import PAGE_BYTES, fitting
 from service.storage.collection import DuplicateDocument, OnChange, TrackedCollection
 from service.timeutil import as_utc, format_iso, parse_iso
 
@@ -97,8 +98,9 @@ async def list_entries(
     limit: int,
     cursor: str | None,
 ) -> dict[str, Any]:
-    """Newest first; the cursor continues strictly after the last entry shown (time, then id),
-    so entries written between pages neither shift nor repeat the pages already read."""
+    """Newest first, a page within ``PAGE_BYTES``; the cursor continues strictly after the last
+    entry shown (time, then id), so entries written between pages neither shift nor repeat the
+    pages already read."""
     found = await audit_log.find(
         entries_filter(user_id, playlist_id, since, until, cursor), sort=[("time", -1), ("_id", -1)], limit=limit + 1
     )
@@ -107,4 +109,8 @@ async def list_entries(
     for entry in entries:
         entry["time"] = as_utc(entry["time"])
         entry["source"] = source_of(entry["principal"], entry["tool"])
-    return {"entries": entries, "next_cursor": _encode_cursor(page[-1]) if len(found) > limit else None}
+    # At most ``limit`` entries, and no more than fit one small answer: the cursor goes on after
+    # the last one shown either way.
+    shown = fitting(entries, PAGE_BYTES) if entries else 0
+    more = len(found) > limit or shown < len(entries)
+    return {"entries": entries[:shown], "next_cursor": _encode_cursor(page[shown - 1]) if more else None}

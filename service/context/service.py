@@ -18,14 +18,51 @@ from service.context.gather import Gathered
 from service.context.rank import focus_terms_of, ordered
 from service.context.render import render
 from service.ledger.writer import LedgerWriter
+from service.limits import json_bytes
 from service.memories.followups import FollowUpService
 from service.memories.service import MemoryStore
+from service.paging import ANSWER_BYTES, fitting
 from service.profiles.opinions import superseded
 from service.profiles.store import Profiles
 from service.storage.database import Database
 from service.timeutil import utc_now
 
 SERVED_USERS = 1024  # users whose last block is kept (least recently served go first)
+SUMMARY_LISTED = 10  # rows of diagnostics.kept and .dropped by default (detail "summary")
+_ROOM = ANSWER_BYTES - 1_500  # what block and diagnostics may take (detail "full")
+
+
+def _fit(rows: list[Any], room: int) -> int:
+    """How many rows from the start fit ``room`` bytes (none when not even the first does)."""
+    if not rows or json_bytes(rows[0]) + 1 > room:
+        return 0
+    return fitting(rows, room)
+
+
+def shown(served: dict[str, Any], detail: str) -> dict[str, Any]:
+    """A served block as an answer shows it: the diagnostics' kept and dropped lists cut at
+    ``SUMMARY_LISTED`` rows each, or, for ``detail`` "full", at what fits beside the block in one
+    answer of ``ANSWER_BYTES``; ``unlisted`` counts every row left out, so the counts stay exact."""
+    diagnostics = served["diagnostics"]
+    kept, dropped = diagnostics["kept"], diagnostics["dropped"]
+    if detail == "full":
+        room = _ROOM - json_bytes({**served, "diagnostics": {**diagnostics, "kept": [], "dropped": []}})
+        n_kept = _fit(kept, room)
+        n_dropped = _fit(dropped, room - json_bytes(kept[:n_kept]))
+    else:
+        n_kept, n_dropped = min(len(kept), SUMMARY_LISTED), min(len(dropped), SUMMARY_LISTED)
+    unlisted = diagnostics["unlisted"]
+    return served | {
+        "diagnostics": diagnostics
+        | {
+            "kept": kept[:n_kept],
+            "dropped": dropped[:n_dropped],
+            "unlisted": {
+                "kept": unlisted["kept"] + len(kept) - n_kept,
+                "dropped": unlisted["dropped"] + len(dropped) - n_dropped,
+            },
+        }
+    }
 
 
 class ContextService:
@@ -47,7 +84,9 @@ class ContextService:
         self._drops: dict[int, int] = {}  # per user, how often its block was dropped (a block computed
         # across a drop may hold what was just forgotten: it is not kept)
 
-    async def get_context(self, user_id: int, budget_tokens: int, focus: str | None = None) -> dict[str, Any]:
+    async def get_context(
+        self, user_id: int, budget_tokens: int, focus: str | None = None, detail: str = "summary"
+    ) -> dict[str, Any]:
         drops = self._drops.get(user_id, 0)
         found = await self._gather(user_id)
         replaced = superseded(found.events)
@@ -62,7 +101,7 @@ class ContextService:
             self._served.move_to_end(user_id)
             while len(self._served) > SERVED_USERS:
                 self._served.popitem(last=False)
-        return {"user_id": user_id, **rendered}
+        return {"user_id": user_id, **shown(rendered, detail)}
 
     def last_served(self, user_id: int) -> dict[str, Any] | None:
         """The last block this process served the user, with its diagnostics; None if none since

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.errors import NotFound
+from service.limits import json_bytes
 from service.memories.service import MemoryStore
+from service.paging import PAGE_BYTES, decode_cursor, encode_cursor, offset_of, shares
 from service.pointers import MISSING as _MISSING
 from service.pointers import parse_pointer, pointer, resolve
 from service.profiles.choices import choice_of, side_names
@@ -135,7 +137,7 @@ class Provenance:
         self._db = db
         self._memories = memories
 
-    async def explain(self, user_id: int, path: str) -> dict[str, Any]:
+    async def explain(self, user_id: int, path: str, cursor: str | None = None) -> dict[str, Any]:
         """Two forms of ``path``:
 
         - A JSON Pointer into the profile (RFC 6901, ``/likes/artists/0``, ``/rules/max_tracks_per_artist``).
@@ -187,14 +189,26 @@ class Provenance:
             ]
         evidence = await self._events(user_id, names, key) + await self._memory_rows(user_id, names)
         set_by.sort(key=lambda r: r["version"], reverse=True)
+        lists = {"set_by": set_by[:MAX_ROWS], "evidence": evidence[:MAX_ROWS]}
+        # A page of each list within PAGE_BYTES; the cursor goes on where it stopped (what was
+        # written between pages may shift a row across a page's edge).
+        at = dict.fromkeys(lists, 0)
+        if cursor is not None:
+            state = decode_cursor(cursor, "explain")
+            at = {k: offset_of(state, k, end=len(v)) for k, v in lists.items()}
+        taken = shares(lists, at, PAGE_BYTES - json_bytes(value))
+        after = {k: at[k] + taken[k] for k in lists}
+        more = any(after[k] < len(v) for k, v in lists.items())
         return {
             "user_id": user_id,
             "path": path,
             "value": value,
-            "set_by": set_by[:MAX_ROWS],
-            "evidence": evidence[:MAX_ROWS],
+            **{k: v[at[k] : after[k]] for k, v in lists.items()},
+            "set_by_count": min(len(set_by), MAX_ROWS),
+            "evidence_count": min(len(evidence), MAX_ROWS),
             "history_complete": complete,
             "truncated": len(set_by) > MAX_ROWS or len(evidence) > MAX_ROWS,
+            "next_cursor": encode_cursor("explain", after) if more else None,
         }
 
     @staticmethod

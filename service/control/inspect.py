@@ -13,17 +13,22 @@ import asyncio
 from collections.abc import Iterator
 from typing import Any
 
-from service.context.service import ContextService
+from service.context.service import ContextService, shown
 from service.control.explain import EventTerms, event_terms, patch_sets, terms_match
 from service.control.switches import Controls
+from service.errors import InvalidArgument
+from service.limits import json_bytes
+from service.paging import PAGE_BYTES, decode_cursor, encode_cursor, offset_of
 from service.pointers import pointer
 from service.storage.database import Database
 from service.text.entities import folded_entity
 from service.timeutil import as_utc
 
 MAX_FIELDS = 200
-LISTED_PER_FIELD = 5
+LISTED_PER_FIELD = 5  # patches and events per field with detail "full"
+SUMMARY_PER_FIELD = 2  # by default: the newest, so a page holds more fields
 REASON_CHARS = 200
+MIN_ROOM = 3_000  # the first page lists no field when the last block leaves less than this
 
 
 def leaves(value: Any, parts: list[str] | None = None) -> Iterator[tuple[list[str], Any]]:
@@ -136,19 +141,21 @@ class Inspector:
         self._controls = controls
         self._context = context
 
-    async def inspect(self, user_id: int) -> dict[str, Any]:
+    async def inspect(self, user_id: int, cursor: str | None = None, detail: str = "summary") -> dict[str, Any]:
         """- ``enabled``, ``paused_until`` and ``counts``: as ``memory_status`` says them.
         - ``last_context``: the last block ``memory_get_context`` served the user from this process, with
-          its diagnostics (what was kept, what was dropped and why) and when; null when none was served
-          since start-up or since the user's data last changed around the write path (forget, import,
-          delete): see ``service.context``.
-        - ``profile_fields``: every leaf of the profile (an array's elements each on its own, as
-          ``memory_explain`` and ``memory_forget`` name them), in profile order, with its provenance: the
+          its diagnostics (what was kept, what was dropped and why; cut as that tool cuts them for
+          ``detail``) and when; null when none was served since start-up or since the user's data last
+          changed around the write path (forget, import, delete): see ``service.context``. On the
+          first page only.
+        - ``profile_fields``: a page of the leaves of the profile (an array's elements each on its own,
+          as ``memory_explain`` and ``memory_forget`` name them), in profile order, with its provenance: the
           patches of the stored history that set it (``service.control.explain.patch_sets``) and the
           preference events that are its evidence (``terms_match``, the same matching as
-          ``memory_explain``). Each list is newest first and cut at ``LISTED_PER_FIELD`` rows with its
-          full count beside it; a patch's reason is cut at ``REASON_CHARS`` (``memory_explain`` gives
-          them whole), so the answer stays far below the message limit however long the history.
+          ``memory_explain``). Each list is newest first and cut at ``SUMMARY_PER_FIELD`` rows
+          (``LISTED_PER_FIELD`` for ``detail`` "full") with its full count beside it; a patch's reason is cut at ``REASON_CHARS`` (``memory_explain`` gives
+          them whole). A page holds the fields that fit ``PAGE_BYTES``; ``next_cursor`` continues
+          (pinned to the profile version: a profile changed between pages is INVALID_ARGUMENT).
           Fields past ``MAX_FIELDS`` are counted in ``unlisted_fields``.
         """
         status = await self._controls.status(user_id)
@@ -156,28 +163,51 @@ class Inspector:
             **status,
             "last_context": None,
             "profile_fields": [],
+            "field_count": 0,
             "unlisted_fields": 0,
+            "next_cursor": None,
             "history_complete": True,
             "hidden": None,
         }
+        state = decode_cursor(cursor, "inspect") if cursor is not None else {"o": 0}
         if not status["enabled"]:
             return answer | {"hidden": "memory_disabled"}
         served = self._context.last_served(user_id)
         document = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id})
         history = list((document or {}).get("history") or [])
         found = list(leaves((document or {}).get("profile") or {}))
-        fields = await self._fields(user_id, history, found[:MAX_FIELDS]) if document else []
+        if found == [([], {})] or not document:  # an empty profile has no fields
+            found = []
+        version = int((document or {}).get("version") or 0)
+        start = offset_of(state, "o", end=min(len(found), MAX_FIELDS))
+        if cursor is not None and state.get("v") != version:
+            raise InvalidArgument(
+                "the profile changed since the first page; call again without cursor", {"field": "cursor"}
+            )
+        listed = LISTED_PER_FIELD if detail == "full" else SUMMARY_PER_FIELD
+        last_context = None if served is None or cursor is not None else shown(dict(served), detail)
+        # The first page carries the last block too: the fields get what it leaves of the page
+        # (none, when a big block takes it all: the next page has no block).
+        room = PAGE_BYTES - (json_bytes(last_context) if last_context else 0)
+        fields = await self._fields(user_id, history, found[start:MAX_FIELDS], listed, room)
+        end = start + len(fields)
         return answer | {
-            "last_context": None if served is None else dict(served),
+            "last_context": last_context,
             "profile_fields": fields,
-            "unlisted_fields": max(0, len(found) - MAX_FIELDS) if fields else 0,
+            "field_count": len(found),
+            "unlisted_fields": max(0, len(found) - MAX_FIELDS),
+            "next_cursor": encode_cursor("inspect", {"o": end, "v": version})
+            if end < min(len(found), MAX_FIELDS)
+            else None,
             "history_complete": not history or min(int(h.get("version", 0)) for h in history) <= 1,
         }
 
     async def _fields(
-        self, user_id: int, history: list[dict[str, Any]], found: list[tuple[list[str], Any]]
+        self, user_id: int, history: list[dict[str, Any]], found: list[tuple[list[str], Any]], listed: int, room: int
     ) -> list[dict[str, Any]]:
-        if found == [([], {})]:  # an empty profile has no fields
+        """The rows of ``found`` from its start that fit ``room`` bytes (one at least, unless the
+        room is less than a field's share: then none, and the next page has more room)."""
+        if not found or room < MIN_ROOM:
             return []
         stored = await self._db.preference_events.find(
             {"user_id": user_id}, {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1}
@@ -185,18 +215,21 @@ class Inspector:
         stored.sort(key=lambda e: (as_utc(e["timestamp"]).timestamp(), str(e["_id"])), reverse=True)
         wanted = {folded_entity(value) for _, value in found if isinstance(value, str)}
         events = await EvidenceIndex.built(stored, wanted)
-        rows = []
+        rows: list[dict[str, Any]] = []
+        used = 0
         for parts, value in found:
             set_by = _set_by(history, parts)
             evidence = _evidence(events, parts, value)
-            rows.append(
-                {
-                    "path": pointer(parts),
-                    "value": value,
-                    "set_by": set_by[:LISTED_PER_FIELD],
-                    "set_by_count": len(set_by),
-                    "evidence": evidence[:LISTED_PER_FIELD],
-                    "evidence_count": len(evidence),
-                }
-            )
+            row = {
+                "path": pointer(parts),
+                "value": value,
+                "set_by": set_by[:listed],
+                "set_by_count": len(set_by),
+                "evidence": evidence[:listed],
+                "evidence_count": len(evidence),
+            }
+            used += json_bytes(row) + 1
+            if used > room and rows:
+                break
+            rows.append(row)
         return rows

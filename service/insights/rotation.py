@@ -8,13 +8,11 @@ calling model). The two lists are disjoint; tracks in rotation that are neither 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
 from service.insights.presence import Presence
-from service.timeutil import format_iso
 
 STAPLE_PLAYLISTS = 3
 STAPLE_TENURE = timedelta(days=90)
@@ -82,23 +80,3 @@ def named(entries: list[dict[str, Any]], described: dict[str, dict[str, Any]]) -
             {**entry, "name": known["name"] if known else None, "artists": list(known["artists"]) if known else None}
         )
     return out
-
-
-def _size(entry: dict[str, Any]) -> int:
-    plain = {k: format_iso(v) if isinstance(v, datetime) else v for k, v in entry.items()}
-    return len(json.dumps(plain, ensure_ascii=False, separators=(",", ":"))) + 1
-
-
-def fit(
-    new: list[dict[str, Any]], staples: list[dict[str, Any]], budget: int
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], bool]:
-    """Trim the longer list from its end until both fit ``budget`` bytes of JSON (one MCP message
-    carries the answer twice and the stock client refuses more than 1 MiB)."""
-    new_sizes, staple_sizes = [_size(e) for e in new], [_size(e) for e in staples]
-    total = sum(new_sizes) + sum(staple_sizes)
-    trimmed = False
-    while total > budget and (new_sizes or staple_sizes):
-        sizes = new_sizes if len(new_sizes) >= len(staple_sizes) else staple_sizes
-        total -= sizes.pop()
-        trimmed = True
-    return new[: len(new_sizes)], staples[: len(staple_sizes)], trimmed

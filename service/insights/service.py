@@ -11,8 +11,10 @@ import asyncio
 from datetime import timedelta
 from typing import Any
 
+from service.errors import InvalidArgument
 from service.insights import feedback, rotation
 from service.insights.presence import read_presence
+from service.paging import PAGE_BYTES, decode_cursor, encode_cursor, offset_of, pinned_time, shares
 from service.settings import Settings
 from service.storage.database import Database
 from service.timeutil import utc_now
@@ -26,8 +28,11 @@ class InsightService:
         self._db = db
         self.settings = settings
 
-    async def rotation_report(self, user_id: int, days: int, limit: int) -> dict[str, Any]:
-        as_of = utc_now()
+    async def rotation_report(self, user_id: int, days: int, limit: int, cursor: str | None = None) -> dict[str, Any]:
+        """A page of each list: at most ``limit`` entries and together within ``PAGE_BYTES``;
+        ``next_cursor`` goes on (with the first page's moment pinned, so the window stays put)."""
+        state = decode_cursor(cursor, "rotation") if cursor is not None else {}
+        as_of = pinned_time(str(state.get("as_of"))) if cursor is not None else utc_now()
         presence = await read_presence(self._db, user_id)
         new: list[dict[str, Any]] = []
         staples: list[dict[str, Any]] = []
@@ -40,13 +45,17 @@ class InsightService:
             staples += found_staples
             await asyncio.sleep(0)  # tens of thousands of tracks must not stall other sessions
         rotation.in_order(new, staples)
-        shown_new, shown_staples = new[:limit], staples[:limit]
+        at = {"new": 0, "staples": 0}
+        if cursor is not None:
+            at = {k: offset_of(state, k, end=len(v)) for k, v in (("new", new), ("staples", staples))}
+            if state.get("days") != days:
+                raise InvalidArgument("cursor belongs to another days", {"field": "cursor"})
+        shown_new, shown_staples = new[at["new"] : at["new"] + limit], staples[at["staples"] : at["staples"] + limit]
         described = await describe_tracks(self._db, user_id, [e["track_id"] for e in shown_new + shown_staples])
-        fitted_new, fitted_staples, trimmed = rotation.fit(
-            rotation.named(shown_new, described),
-            rotation.named(shown_staples, described),
-            self.settings.result_budget_bytes,
-        )
+        lists = {"new": rotation.named(shown_new, described), "staples": rotation.named(shown_staples, described)}
+        taken = shares(lists, {"new": 0, "staples": 0}, min(PAGE_BYTES, self.settings.result_budget_bytes))
+        after = {k: at[k] + taken[k] for k in lists}
+        more = after["new"] < len(new) or after["staples"] < len(staples)
         in_rotation = len(presence.stays)
         return {
             "as_of": as_of,
@@ -59,9 +68,12 @@ class InsightService:
                 "staples": len(staples),
                 "other": in_rotation - len(new) - len(staples),
             },
-            "new": fitted_new,
-            "staples": fitted_staples,
-            "truncated": trimmed or len(new) > limit or len(staples) > limit,
+            "new": lists["new"][: taken["new"]],
+            "staples": lists["staples"][: taken["staples"]],
+            "truncated": more or any(at.values()),
+            "next_cursor": encode_cursor("rotation", {**after, "as_of": as_of.isoformat(), "days": days})
+            if more
+            else None,
         }
 
     async def feedback_summary(self, user_id: int, limit: int) -> dict[str, Any]:

@@ -1,20 +1,21 @@
 """The answer of a playlist diff: exact track changes, metadata changes and the events between.
 
-Lists are bounded so one answer fits a message the stock MCP client accepts whatever the playlist
-(10,000 tracks replaced would be ~1.4 MB of entries): each list keeps its first entries within its
-share of the budget, the counts stay exact, and ``truncated`` says whether anything was left out.
+Lists are paged so one answer stays small whatever the playlist (10,000 tracks replaced would be
+~1.4 MB of entries): each list shows its next entries within its share of the page, the counts stay
+exact, ``truncated`` says the answer is not the whole diff, and ``next_cursor`` goes on.
 """
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from typing import Any
 
+from service.errors import InvalidArgument
 from service.ledger.edits import diff_report
 from service.ledger.history import events_between
 from service.ledger.records import Bucket, LedgerEvent
 from service.ledger.state import META_FIELDS, PlaylistState
+from service.paging import PAGE_BYTES, encode_cursor, shares
 
 # A change's own fields that say what it did, without its track lists.
 _DETAIL = {"UNDO": ("undoes", "undoes_type", "redo"), "RESYNC": ("reason",), "FORK": ("forked_from",)}
@@ -38,16 +39,6 @@ def event_summary(event: LedgerEvent) -> dict[str, Any]:
     }
 
 
-def _within(items: list[Any], budget: int) -> list[Any]:
-    kept, used = [], 0
-    for item in items:
-        used += len(json.dumps(item, default=str, ensure_ascii=False)) + 1
-        if used > budget:
-            break
-        kept.append(item)
-    return kept
-
-
 def diff_answer(
     playlist_id: str,
     from_time: datetime,
@@ -56,8 +47,10 @@ def diff_answer(
     after: PlaylistState,
     existed: bool,
     buckets: list[Bucket],
-    budget_bytes: int,
+    offsets: dict[str, int] | None = None,
 ) -> dict[str, Any]:
+    """One page of the diff: each list goes on from ``offsets`` (none: the first page) within its
+    share of ``PAGE_BYTES``; ``next_cursor`` names the next page, with ``to_time`` pinned."""
     report = diff_report(before.track_ids, after.track_ids)
     meta_changes = [
         {"field": k, "from": before.meta.get(k), "to": after.meta.get(k)}
@@ -65,25 +58,29 @@ def diff_answer(
         if before.meta.get(k) != after.meta.get(k)
     ]
     events = [event_summary(e) for e in events_between(buckets, from_time if existed else None, to_time)]
-    share = max(1, budget_bytes // 4)
-    counts = {
-        "added": len(report["added"]),
-        "removed": len(report["removed"]),
-        "moved": len(report["moved"]),
-        "events": len(events),
-    }
+    # The newest events are the ones a person asks about first: paged from the end.
+    lists = {"added": report["added"], "removed": report["removed"], "moved": report["moved"], "events": events[::-1]}
+    counts = {k: len(v) for k, v in lists.items()}
+    at = offsets or dict.fromkeys(lists, 0)
+    if any(at[k] > counts[k] for k in lists):
+        raise InvalidArgument("cursor is not one this read issued; call again without it", {"field": "cursor"})
+    taken = shares(lists, at, PAGE_BYTES)
     answer: dict[str, Any] = {
         "playlist_id": playlist_id,
         "from_time": from_time,
         "to_time": to_time,
         "existed_at_from_time": existed,
-        "added": _within(report["added"], share),
-        "removed": _within(report["removed"], share),
-        "moved": _within(report["moved"], share),
+        **{k: lists[k][at[k] : at[k] + taken[k]] for k in ("added", "removed", "moved")},
         "meta_changes": meta_changes,
-        # The newest events are the ones a person asks about first: kept from the end.
-        "events": _within(events[::-1], share)[::-1],
+        "events": lists["events"][at["events"] : at["events"] + taken["events"]][::-1],
         "counts": counts,
     }
-    answer["truncated"] = any(len(answer[k]) < counts[k] for k in ("added", "removed", "moved", "events"))
+    after_page = {k: at[k] + taken[k] for k in lists}
+    more = any(after_page[k] < counts[k] for k in lists)
+    answer["truncated"] = more or any(at[k] for k in lists)
+    answer["next_cursor"] = (
+        encode_cursor("diff", {**after_page, "from": from_time.isoformat(), "to": to_time.isoformat()})
+        if more
+        else None
+    )
     return answer

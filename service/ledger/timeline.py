@@ -4,7 +4,8 @@ The whole history is replayed with ``apply_event_to_counts`` (the track-count pr
 ledger's pure transition, ``state.apply_event``) from the creation snapshot, bucket after bucket,
 then cut into at most ``max_points`` bins of equal time width (``downsample``). The creation is
 moment 0 (type ``CREATE``, or ``FORK`` for a fork, whose FORK event is its creation), so the
-picture starts where the playlist did; ``events_total`` counts it.
+picture starts where the playlist did; ``events_total`` counts it. The points come a page at a
+time (``next_cursor``), so the answer stays small whatever ``max_points``.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from service.errors import InvalidArgument
 from service.ledger.history import buckets_of
 from service.ledger.records import Bucket
 from service.ledger.state import apply_event_to_counts
+from service.paging import PAGE_BYTES, decode_cursor, encode_cursor, fitting, offset_of
 from service.timeutil import as_utc
 
 
@@ -103,13 +106,25 @@ def downsample(moments: list[Moment], max_points: int) -> list[dict[str, Any]]:
     return points
 
 
-async def playlist_timeline(db: Any, head: dict[str, Any], max_points: int) -> dict[str, Any]:
-    """The timeline of the playlist whose document (with ``bucket_index``) is ``head``."""
+async def playlist_timeline(db: Any, head: dict[str, Any], max_points: int, cursor: str | None) -> dict[str, Any]:
+    """A page of the timeline of the playlist whose document (with ``bucket_index``) is ``head``:
+    the points that fit ``PAGE_BYTES`` from the cursor's offset. The cursor pins the last seq of
+    the first page, so events logged between pages neither move the bins nor add points."""
     moments = replay_moments(await buckets_of(db, head))
+    state = decode_cursor(cursor, "timeline") if cursor is not None else {"o": 0, "s": moments[-1].seq, "p": max_points}
+    last_seq = offset_of(state, "s")
+    if state.get("p") != max_points:
+        raise InvalidArgument("cursor belongs to another max_points", {"field": "cursor"})
+    moments = [m for m in moments if m.seq <= last_seq]
+    points = downsample(moments, max_points)
+    start = offset_of(state, "o", end=len(points))
+    end = start + fitting(points, PAGE_BYTES, start)
     return {
         "user_id": head["user_id"],
         "playlist_id": head["playlist_id"],
         "events_total": len(moments),
         "track_count": moments[-1].track_count,
-        "points": downsample(moments, max_points),
+        "points": points[start:end],
+        "point_count": len(points),
+        "next_cursor": encode_cursor("timeline", {**state, "o": end}) if end < len(points) else None,
     }

@@ -20,6 +20,7 @@ from service.ledger.state import PlaylistState, meta_patch
 from service.ledger.timeline import playlist_timeline
 from service.ledger.undo import choose_target
 from service.ledger.writer import LedgerWriter
+from service.paging import decode_cursor, offset_of, pinned_time
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
@@ -143,9 +144,18 @@ class LedgerMoves:
         return {**created, "forked_from": stored.get("forked_from") or lineage}
 
     async def diff(
-        self, user_id: int, playlist_id: str, from_time: datetime, to_time: datetime | None
+        self, user_id: int, playlist_id: str, from_time: datetime, to_time: datetime | None, cursor: str | None = None
     ) -> dict[str, Any]:
-        """What changed between two moments: tracks added, removed and moved, metadata, events."""
+        """What changed between two moments: tracks added, removed and moved, metadata, events; a
+        page of each list, ``cursor`` going on from the page before (its "now" pinned in it)."""
+        offsets = None
+        if cursor is not None:
+            state = decode_cursor(cursor, "diff")
+            offsets = {k: offset_of(state, k) for k in ("added", "removed", "moved", "events")}
+            pinned = str(state.get("to"))
+            if state.get("from") != from_time.isoformat() or to_time not in (None, pinned_time(pinned)):
+                raise InvalidArgument("cursor belongs to another from_time or to_time", {"field": "cursor"})
+            to_time = pinned_time(pinned)
         until = to_time if to_time is not None else utc_now()
         if until < from_time:
             raise InvalidArgument("to_time is before from_time", {"field": "to_time"})
@@ -160,14 +170,17 @@ class LedgerMoves:
         buckets = await buckets_of(
             self._db, {**head, "user_id": user_id, "playlist_id": playlist_id}, from_time if existed else None, until
         )
-        return diff_answer(
-            playlist_id, from_time, until, before, after, existed, buckets, self._settings.result_budget_bytes
-        )
+        return diff_answer(playlist_id, from_time, until, before, after, existed, buckets, offsets)
 
-    async def timeline(self, user_id: int, playlist_id: str, max_points: int) -> dict[str, Any]:
-        """Track count over the playlist's whole history, in at most ``max_points`` time bins."""
+    async def timeline(
+        self, user_id: int, playlist_id: str, max_points: int, cursor: str | None = None
+    ) -> dict[str, Any]:
+        """Track count over the playlist's whole history, in at most ``max_points`` time bins, a
+        page of them at a time."""
         head = await self._reader.head(user_id, playlist_id, {"bucket_index": 1})
-        return await playlist_timeline(self._db, {**head, "user_id": user_id, "playlist_id": playlist_id}, max_points)
+        return await playlist_timeline(
+            self._db, {**head, "user_id": user_id, "playlist_id": playlist_id}, max_points, cursor
+        )
 
     async def _search_after(self, user_id: int, playlist_id: str, result: dict[str, Any], event: LedgerEvent) -> None:
         # An undo that restores a name or tags is re-read by search as an UPDATE_META would be.

@@ -9,13 +9,18 @@ tracks must not be breathers (the arc opens and closes with drive).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter, defaultdict
 from typing import Any
 
+from service.errors import InvalidArgument
+from service.limits import json_bytes
+from service.paging import PAGE_BYTES, decode_cursor, encode_cursor, offset_of, shares
 from service.text.words import folded_text
 
 MAX_LISTED_IDS = 50  # per violation: the answer stays small whatever the playlist's length
-MAX_VIOLATIONS = 50
+MAX_VIOLATIONS = 50  # per page
 
 
 def _ids(track_ids: list[str]) -> list[str]:
@@ -165,7 +170,11 @@ class Check:
         self.cannot_verify("breathers", edges, "opening or closing without a known energy")
 
 
-def check(track_ids: list[str], known: dict[str, dict[str, Any]], rules: dict[str, Any]) -> dict[str, Any]:
+def check(
+    track_ids: list[str], known: dict[str, dict[str, Any]], rules: dict[str, Any], cursor: str | None = None
+) -> dict[str, Any]:
+    """The check's answer: a page of its violations, unverified rules and unknown tracks (each
+    list going on from ``cursor``), with exact counts; ``next_cursor`` names the next page."""
     run = Check(track_ids, known)
     if rules.get("no_duplicates", True):
         run.no_duplicates()
@@ -178,12 +187,28 @@ def check(track_ids: list[str], known: dict[str, dict[str, Any]], rules: dict[st
             getattr(run, name)(rules[name])
     if "breathers" in rules:
         run.breathers(rules["breathers"]["max_energy"])
+    lists: dict[str, list[Any]] = {
+        "violations": run.violations,
+        "unverified": run.unverified,
+        "unknown_tracks": run.unknown,
+    }
+    # The cursor names the request it pages (the tracks and the rules), not only where it stopped.
+    request = hashlib.sha256(json.dumps([track_ids, rules], sort_keys=True).encode()).hexdigest()[:16]
+    at = dict.fromkeys(lists, 0)
+    if cursor is not None:
+        state = decode_cursor(cursor, "check")
+        at = {k: offset_of(state, k, end=len(v)) for k, v in lists.items()}
+        if state.get("h") != request:
+            raise InvalidArgument("cursor belongs to other track_ids or rules", {"field": "cursor"})
+    taken = shares(lists, at, PAGE_BYTES - json_bytes(rules))
+    taken["violations"] = min(taken["violations"], MAX_VIOLATIONS)
+    after = {k: at[k] + taken[k] for k in lists}
+    more = any(after[k] < len(v) for k, v in lists.items())
     return {
         "ok": not run.violations and not run.unverified,
-        "violations": run.violations[:MAX_VIOLATIONS],
+        **{k: v[at[k] : after[k]] for k, v in lists.items()},
         "violation_count": len(run.violations),
-        "unverified": run.unverified,
-        "unknown_tracks": run.unknown[:500],
         "unknown_count": len(run.unknown),
         "rules": rules,
+        "next_cursor": encode_cursor("check", {**after, "h": request}) if more else None,
     }

@@ -137,7 +137,9 @@ class TrackService:
             "confirmed_at": stored["confirmed_at"],
         }
 
-    async def check_playlist(self, user_id: int, track_ids: list[str], rules: dict[str, Any] | None) -> dict[str, Any]:
+    async def check_playlist(
+        self, user_id: int, track_ids: list[str], rules: dict[str, Any] | None, cursor: str | None = None
+    ) -> dict[str, Any]:
         known = await catalog.describe_tracks(self._db, user_id, track_ids)
         if rules is not None:
             effective, source = normalised_inline(rules), "inline"
@@ -146,7 +148,7 @@ class TrackService:
             index = await self._index(user_id)
             effective = from_profile((stored or {}).get("profile") or {}, index.artist_names, index.genre_names)
             source = "profile"
-        return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective)}
+        return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective, cursor)}
 
 
 def _kept(signals: Signals, track_id: str) -> str:

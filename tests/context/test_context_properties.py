@@ -204,7 +204,7 @@ async def test_the_block_keeps_its_promises_on_any_store(
     for _ in range(2):
         async with running_service(settings_factory(), ServiceHolder()) as service:
             event_ids.append(await build(service, store))
-            built.append([await service.context.get_context(USER, b, focus) for b in budgets])
+            built.append([await service.context.get_context(USER, b, focus, "full") for b in budgets])
     gone = {event_ids[0][n] for n in expected_superseded(store)}  # the first build's ids: ids are random
     markers = [f"[e{n}]" for n in expected_superseded(store)]
     for budget, first, second in zip(budgets, *built, strict=True):

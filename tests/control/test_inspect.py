@@ -15,7 +15,16 @@ ALICE, BOB = 1, 2
 
 
 async def inspect(call: Caller, user_id: int = ALICE) -> dict[str, Any]:
-    return assert_valid_success("memory.inspect", await call("memory_inspect", {"user_id": user_id}))
+    """The whole answer with ``detail: "full"``: every page's fields joined onto the first page."""
+    arguments: dict[str, Any] = {"user_id": user_id, "detail": "full"}
+    answer = assert_valid_success("memory.inspect", await call("memory_inspect", arguments))
+    page = answer
+    while page["next_cursor"] is not None:
+        page = assert_valid_success(
+            "memory.inspect", await call("memory_inspect", arguments | {"cursor": page["next_cursor"]})
+        )
+        answer["profile_fields"] += page["profile_fields"]
+    return answer | {"next_cursor": None}
 
 
 async def patch(call: Caller, patch: dict[str, Any], reason: str, user_id: int = ALICE) -> int:
@@ -58,7 +67,9 @@ async def test_a_user_with_nothing_stored(settings: Settings) -> None:
         },
         "last_context": None,
         "profile_fields": [],
+        "field_count": 0,
         "unlisted_fields": 0,
+        "next_cursor": None,
         "history_complete": True,
         "hidden": None,
     }

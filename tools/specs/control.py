@@ -23,7 +23,7 @@ async def status(service: MemoryService, a: dict[str, Any], caller: Principal) -
 
 
 async def inspect(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.inspector.inspect(a["user_id"])
+    return await service.inspector.inspect(a["user_id"], a.get("cursor"), a.get("detail", "summary"))
 
 
 CONTROL_SPECS: list[ToolSpec] = [

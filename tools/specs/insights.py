@@ -10,7 +10,7 @@ from tools.specs.base import ToolSpec
 
 
 async def rotation_report(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.insights.rotation_report(a["user_id"], a.get("days", 30), a.get("limit", 50))
+    return await service.insights.rotation_report(a["user_id"], a.get("days", 30), a.get("limit", 50), a.get("cursor"))
 
 
 async def feedback_summary(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:

@@ -25,12 +25,12 @@ async def fork_playlist(service: MemoryService, a: dict[str, Any], caller: Princ
 
 async def diff_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.moves.diff(
-        a["user_id"], a["playlist_id"], parse_iso(a["from_time"]), time_argument(a, "to_time")
+        a["user_id"], a["playlist_id"], parse_iso(a["from_time"]), time_argument(a, "to_time"), a.get("cursor")
     )
 
 
 async def get_playlist_timeline(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.moves.timeline(a["user_id"], a["playlist_id"], a.get("max_points", 500))
+    return await service.moves.timeline(a["user_id"], a["playlist_id"], a.get("max_points", 500), a.get("cursor"))
 
 
 MOVE_SPECS: list[ToolSpec] = [

@@ -14,7 +14,7 @@ async def record_choice(service: MemoryService, a: dict[str, Any], caller: Princ
 
 
 async def explain(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.provenance.explain(a["user_id"], a["path"])
+    return await service.provenance.explain(a["user_id"], a["path"], a.get("cursor"))
 
 
 PROVENANCE_SPECS: list[ToolSpec] = [

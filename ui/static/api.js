@@ -71,3 +71,16 @@ export async function callTool(tool, args, { exact = false } = {}) {
   }
   return envelope.result;
 }
+
+/** A paged read whole: the first page's answer, with the `listKey` items of every page after it
+ * (followed by next_cursor) joined in order; reads beyond the PRD answer at most 16 KB a page. */
+export async function callAllPages(tool, args, listKey) {
+  const first = await callTool(tool, args);
+  let page = first;
+  while (page.next_cursor) {
+    page = await callTool(tool, { ...args, cursor: page.next_cursor });
+    first[listKey] = first[listKey].concat(page[listKey]);
+  }
+  first.next_cursor = null;
+  return first;
+}

@@ -11,7 +11,8 @@ const COUNTS = [
 
 export async function renderOverview(view) {
   const status = await callTool("memory_status", { user_id: view.userId });
-  const inspected = status.enabled ? await callTool("memory_inspect", { user_id: view.userId }) : null;
+  // detail "full": the last block's diagnostics as fully as they fit (the first page has them).
+  const inspected = status.enabled ? await callTool("memory_inspect", { user_id: view.userId, detail: "full" }) : null;
   if (!view.current()) return;
   replace(view.main,
     h("h1", {}, `Overview of user ${view.userId}`),

@@ -1,7 +1,7 @@
 // One playlist (#/playlists/<id>): header, the timeline picture (memory_get_playlist_timeline), the
 // contents at a moment (memory_reconstruct_playlist with include_tracks), a diff between two moments
 // (memory_diff_playlist) and undo with confirmation (memory_undo_last_mutation).
-import { callTool } from "./api.js";
+import { callAllPages, callTool } from "./api.js";
 import { confirmDialog } from "./confirm.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
 
@@ -103,7 +103,7 @@ export async function renderPlaylist(view) {
   const args = { user_id: view.userId, playlist_id: playlistId };
   const [info, timeline] = await Promise.all([
     callTool("memory_get_playlist", { ...args, include_events_limit: 0 }),
-    callTool("memory_get_playlist_timeline", { ...args, max_points: MAX_POINTS }),
+    callAllPages("memory_get_playlist_timeline", { ...args, max_points: MAX_POINTS }, "points"),
   ]);
   if (!view.current()) return;
   const name = info.playlist && info.playlist.name ? info.playlist.name : playlistId;

@@ -1,5 +1,5 @@
 // Profile: every field (leaf) with its provenance, from memory_inspect; forget one field.
-import { callTool } from "./api.js";
+import { callAllPages, callTool } from "./api.js";
 import { confirmed } from "./confirm.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
 
@@ -11,7 +11,8 @@ export function memoryOff(view, title) {
 }
 
 export async function renderProfile(view) {
-  const inspected = await callTool("memory_inspect", { user_id: view.userId });
+  // Every field, with its whole listed provenance (5 of each): page by page.
+  const inspected = await callAllPages("memory_inspect", { user_id: view.userId, detail: "full" }, "profile_fields");
   if (!view.current()) return;
   if (inspected.hidden === "memory_disabled" || !inspected.enabled) {
     memoryOff(view, "Profile");

@@ -169,6 +169,7 @@ PLAYLIST_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         ],
         "unverified": [{"rule": "breathers", "track_ids": [track(i)], "message": "m"} for i in range(min(rows, 10))],
         "unknown_tracks": [track(i) for i in range(min(rows, 500))],
+        "next_cursor": None,
         "rules": {
             "no_duplicates": True,
             "avoid_artists": ["a"] * rows,
@@ -190,6 +191,7 @@ PLAYLIST_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         ],
         "counts": {"added": rows, "removed": rows, "moved": rows, "events": rows},
         "truncated": False,
+        "next_cursor": None,
     },
     "memory.get_playlist_timeline": lambda rows: {
         "user_id": 1,
@@ -209,12 +211,15 @@ PLAYLIST_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
             }
             for i in range(rows)
         ],
+        "point_count": rows,
+        "next_cursor": None,
     },
     "memory.rotation_report": lambda rows: {
         "as_of": ISO,
         "days": 30,
         "window_start": ISO,
         "truncated": False,
+        "next_cursor": None,
         "totals": {"playlists": 3, "tracks_in_rotation": 2 * rows, "new": rows, "staples": rows, "other": 0},
         "new": [_rotated(i) for i in range(rows)],
         "staples": [_rotated(i) | {"reasons": ["in_3_or_more_playlists"]} for i in range(rows)],

@@ -137,6 +137,9 @@ MEMORY_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         "value": "a",
         "history_complete": True,
         "truncated": False,
+        "set_by_count": min(rows, 50),
+        "evidence_count": min(rows, 50),
+        "next_cursor": None,
         "set_by": [
             {"version": i + 1, "applied_at": ISO, "source": "user", "reason": "r", "path": "/likes", "value": "a"}
             for i in range(rows)
@@ -159,6 +162,8 @@ MEMORY_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         "enabled": True,
         "paused_until": None,
         "unlisted_fields": 0,
+        "field_count": rows,
+        "next_cursor": None,
         "history_complete": True,
         "hidden": None,
         "counts": {
