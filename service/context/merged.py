@@ -51,7 +51,7 @@ class MergedOrder:
         self._others = rest
         self._other_costs = [line_tokens(c.line) for c in rest]
         # Where each other candidate goes among the kept lines (before the kept line of that index)...
-        self._inserted = [bisect.bisect_left(kept.entries, rank_key(c), key=true_key) for c in rest]
+        self._inserted = [_insertion(kept, rank_key(c), true_key) for c in rest]
         # ...and so its index among the unmatched ones.
         self._at = [p - bisect.bisect_left(self._excluded, p) + k for k, p in enumerate(self._inserted)]
         self._len = self.matched + len(kept) - len(self._excluded) + len(rest)
@@ -104,3 +104,12 @@ class MergedOrder:
         if best is None or best >= rest_end:
             return None
         return self.matched + best
+
+
+def _insertion(kept: KeptSection, key: tuple[Any, ...], true_key: Callable[[Entry], tuple[Any, ...]]) -> int:
+    """Where a candidate of rank ``key`` goes among the kept lines: by the kept keys, and among the
+    kept lines that tie with it up to the source position (rarely any), by their true keys."""
+    tied = key[:4]
+    low = bisect.bisect_left(kept.keys, tied)
+    high = bisect.bisect_right(kept.keys, tied, lo=low, key=lambda k: k[:4])
+    return bisect.bisect_left(kept.entries, key, lo=low, hi=high, key=true_key)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
+from contextlib import aclosing
 from typing import Any, overload
 
 from service.context import gather
@@ -137,8 +138,13 @@ class ContextService:
             gather.memory_candidates(rows["memories"], found)
         await self._writer.settle(user_id)  # as get_playlists: heads a failed write left behind, rolled forward
         await gather.playlist_candidates(self._db, user_id, found)
-        due = await self._followups.open_followups(user_id, gather.FOLLOWUPS_READ)
-        gather.followup_candidates(due["followups"], found)
+        due: list[dict[str, Any]] = []
+        async with aclosing(self._followups.due(user_id)) as open_ones:  # the oldest few: no need to count all
+            async for row in open_ones:
+                due.append(row)
+                if len(due) == gather.FOLLOWUPS_READ:
+                    break
+        gather.followup_candidates(due, found)
         return found
 
 
