@@ -11,6 +11,7 @@ Importance of what carries none of its own (seed 001: 10 absolute rules and stro
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -64,6 +65,7 @@ def day(moment: datetime) -> str:
     return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
 
 
+@functools.lru_cache(maxsize=8192)  # the memories and follow-ups a block reads are the same call after call
 def _words(*texts: str) -> frozenset[str]:
     return frozenset(t for text in texts for t in terms(text))
 

@@ -8,7 +8,7 @@ from collections import OrderedDict, defaultdict
 
 from service.context.kept import UserContext
 
-KEPT_USERS = 64  # a user of 20,000 events keeps about 40 MB of lines and indexes
+KEPT_USERS = 32  # a user of 20,000 events (12,000 lines in force) keeps about 40 MiB of lines and indexes
 
 
 class KeptContexts:
