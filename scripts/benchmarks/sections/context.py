@@ -83,13 +83,13 @@ async def run(ctx: Run) -> None:
     section = report.section(
         "context",
         f"Context: memory_get_context (budget {BUDGET}) by the size of the user's history, in process",
-        ["events / memories", "first call", "p50", "p95", "after a write p50", "after a write p95"],
+        ["events / memories", "first call", "calls", "p50", "p95", "after a write p50", "after a write p95"],
         f"One store holds every user below (and nothing else), built in {seconds:.0f} s through the "
         "service's write paths: per user N preference events (like, dislike, rule, feedback, note; one "
         "in ten a pairwise choice) and N typed memories (insight, feedback, recommendation, event, "
         "discussion; random importance), the PRD example profile. *First call*: the user's first block "
         "since start-up (the embedded engine then reads the whole history once). *p50 / p95*: "
-        f"{plan.context_iters} calls {warm(plan)}. *After a write*: each timed call follows a "
+        f"{plan.context_iters} calls {warm(plan)}; *calls*: timed calls, then timed calls after a write. *After a write*: each timed call follows a "
         "memory_append_preference_event (a like) of the same user, untimed (the same sampling).",
     )
     async with in_process(store) as (call, _):
