@@ -98,14 +98,15 @@ async def run(ctx: Run) -> None:
             began = time.perf_counter()
             await call("memory_get_context", args)
             first = (time.perf_counter() - began) * 1000
-            plain = await timed(lambda i, a=args: call("memory_get_context", a), plan.context_iters, plan.warmup)
+            plain = await timed(
+                lambda i, a=args: call("memory_get_context", a), plan.context_iters, plan.warmup, plan.budget
+            )
             written = await _after_writes(call, user, plan.context_iters, plan.budget)
             label = "context, empty user" if size == 0 else f"context {size:,} / {size:,}"
             report.values[f"context.{size}.p50"] = pct(plain, 50)
             report.values[f"context.{size}.written.p50"] = pct(written, 50)
-            section.add(
-                label, [ms(first), ms(pct(plain, 50)), ms(pct(plain, 95)), ms(pct(written, 50)), ms(pct(written, 95))]
-            )
+            cells = [ms(pct(plain, 50)), ms(pct(plain, 95)), ms(pct(written, 50)), ms(pct(written, 95))]
+            section.add(label, [ms(first), f"{len(plain)} / {len(written)}", *cells])
 
 
 async def _after_writes(call: Call, user: int, n: int, budget: float | None) -> list[float]:
@@ -117,7 +118,7 @@ async def _after_writes(call: Call, user: int, n: int, budget: float | None) -> 
             break
         payload = {"artist": artist(i * 31), "raw_text": f"another one {i}"}
         await call("memory_append_preference_event", {"user_id": user, "type": "like", "payload": payload})
-        began = time.perf_counter()
+        start = time.perf_counter()
         await call("memory_get_context", {"user_id": user, "budget_tokens": BUDGET})
-        samples.append((time.perf_counter() - began) * 1000)
+        samples.append((time.perf_counter() - start) * 1000)
     return samples
