@@ -4,7 +4,9 @@ playlists / Open follow-ups, most important and newest first, within a token bud
 ``gather`` reads the user's records through the service's readers, ``rank`` leaves superseded
 likes and dislikes out and orders each section (``focus`` first), ``render`` fits the block to the
 budget and writes the diagnostics; ``quoting`` holds the estimator and the quoting that keeps user
-text from reading as an instruction. It reads only and stores nothing on disk.
+text from reading as an instruction. On the embedded engine the events' lines are kept between
+calls (``kept``, ordered with the call's other candidates by ``merged``), so a call costs what its
+budget holds. It reads only and stores nothing on disk.
 """
 
 from __future__ import annotations

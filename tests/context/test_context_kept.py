@@ -127,14 +127,18 @@ async def test_forget_import_and_a_failed_call_leave_nothing_stale(tmp_path: Pat
         assert "Forgotten Band" not in (await service.context.get_context(USER, 4000))["block"]
         await assert_same_as_read_whole(service)
 
-        # A call that fails after its event was written: the event is undone, and so is its line.
-        def fail(user_id: int, event: dict[str, Any]) -> None:
+        # A call that fails after its event was written and taken into the kept lines: the store
+        # undoes the event, and the kept lines go with it.
+        async def fail(user_id: int, event_id: str) -> None:
+            kept = service.context._kept.get(user_id)
+            assert kept is not None and event_id in kept.seen  # the line was taken in
             raise RuntimeError("fails after the write")
 
-        service.search.event_appended = fail  # type: ignore[method-assign]
+        service.profiles.on_event_appended(fail)
         with pytest.raises(RuntimeError):
             await service.profiles.append_event(USER, "like", {"artist": "Undone Band"}, "user", None)
-        del service.search.event_appended
+        service.profiles._appended.remove(fail)
+        assert service.context._kept.get(USER) is None
         assert "Undone Band" not in (await service.context.get_context(USER, 4000))["block"]
         await assert_same_as_read_whole(service)
 
