@@ -26,25 +26,34 @@ class MergedOrder:
         others: list[Candidate],
         focus_terms: frozenset[str],
     ) -> None:
-        matched: list[tuple[tuple[Any, ...], float, Candidate]] = []
         self._skip: set[Key] = set()
+        found: list[tuple[float, Key, Entry]] = []
         if focus_terms:  # a kept line matches when it holds a focus word: the word index finds them
             self._skip = set().union(*(kept.postings.get(t, ()) for t in focus_terms))
-            for key in self._skip:
-                e = kept.by_key[key]
-                score = round(focus_score(focus_terms, e.candidate), 3)
-                matched.append(((-score, *true_key(e)), score, e.candidate))
+            found = [
+                (-round(focus_score(focus_terms, kept.by_key[k].candidate), 3), k, kept.by_key[k]) for k in self._skip
+            ]
+            found.sort(key=lambda m: (m[0], m[1]))  # within a score, kept keys order as true keys do
         rest: list[Candidate] = []
+        extra: list[tuple[tuple[Any, ...], float, Candidate]] = []
         for c in others:
             score = round(focus_score(focus_terms, c), 3)
             if score > 0:
-                matched.append(((-score, *rank_key(c)), score, c))
+                extra.append(((-score, *rank_key(c)), score, c))
             else:
                 rest.append(c)
-        matched.sort(key=lambda m: m[0])
-        self._matched = [(score, c) for _, score, c in matched]
-        self._matched_costs = [line_tokens(c.line) for _, c in self._matched]
-        self.matched = len(matched)
+        extra.sort(key=lambda m: m[0])
+        self._matched: list[Scored] = []
+        self._matched_costs: list[int] = []
+        start = 0
+        for full, score, c in extra:  # the call's own matches placed among the kept ones
+            at = bisect.bisect_left(found, full, lo=start, key=lambda m: (m[0], *true_key(m[2])))
+            self._take(found[start:at])
+            self._matched.append((score, c))
+            self._matched_costs.append(line_tokens(c.line))
+            start = at
+        self._take(found[start:])
+        self.matched = len(self._matched)
         self._kept = kept
         self._excluded = sorted(kept.index_of(key) for key in self._skip)  # matched kept lines, by index
         rest.sort(key=rank_key)
@@ -58,6 +67,10 @@ class MergedOrder:
 
     def __len__(self) -> int:
         return self._len
+
+    def _take(self, found: list[tuple[float, Key, Entry]]) -> None:
+        self._matched += [(-negative, e.candidate) for negative, _, e in found]
+        self._matched_costs += [e.cost for _, _, e in found]
 
     def item(self, index: int) -> Scored:
         if index < self.matched:
