@@ -67,6 +67,7 @@ class MemoryService:
         self.users = UserService(db, writer.settle, self.search.user_reloaded)
         self.audit = AuditReader(db)
         self.search.on_user_reloaded(self.context.forget_served)  # forget, import, delete: the last block goes
+        self.profiles.on_event_appended(self.context.event_appended)  # the block's kept lines take each event in
         db.on_reverted(self.search.user_reloaded)  # a failed call's changes undone: so is what was derived
         self._twin: MemoryService | None = None
         self._twin_stack = contextlib.AsyncExitStack()

@@ -50,6 +50,8 @@ class Plan:
     load_timeout: float  # a call slower than this counts as a timeout (the client gives up)
     load_max_calls: int  # per session: the load loop is bounded in count as well as in time
     load_readers: int  # realistic users the load sessions read (their stores hold that many)
+    context_sizes: tuple[int, ...]  # preference events (and as many memories) of each measured user
+    context_iters: int
 
 
 FULL = Plan(
@@ -82,6 +84,8 @@ FULL = Plan(
     load_timeout=30.0,
     load_max_calls=20_000,
     load_readers=8,
+    context_sizes=(500, 2_000, 5_000, 20_000),
+    context_iters=60,
 )
 QUICK = Plan(
     name="quick",
@@ -113,6 +117,8 @@ QUICK = Plan(
     load_timeout=30.0,
     load_max_calls=1_000,
     load_readers=8,
+    context_sizes=(500, 1_000),
+    context_iters=10,
 )
 
 

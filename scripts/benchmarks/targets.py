@@ -156,5 +156,21 @@ def load_line(v: Values, texts: dict[str, str]) -> str:
     )
 
 
+def context_targets(v: Values, plan: Plan) -> list[str]:
+    """The context block's cost follows its budget, not the history: judged at the largest sizes run."""
+    lines = []
+    for size in sorted(s for s in plan.context_sizes if s >= 5_000) or plan.context_sizes[-1:]:
+        if f"context.{size}.p50" not in v:
+            continue
+        p50, written = v[f"context.{size}.p50"], v[f"context.{size}.written.p50"]
+        lines.append(
+            f"- memory_get_context (budget 800) p50 ≤ 20 ms in process at {size:,} preference events and "
+            f"{size:,} memories, also right after a write: {p50:.2f} ms, after a write {written:.2f} ms "
+            f"(empty user {v.get('context.0.p50', float('nan')):.2f} ms) — {verdict(p50 <= 20 and written <= 20)}"
+        )
+    return lines
+
+
 def judge(report: Report, plan: Plan) -> list[str]:
-    return speed_targets(report.values, plan) + scale_targets(report.values, report.texts, plan)
+    v = report.values
+    return speed_targets(v, plan) + scale_targets(v, report.texts, plan) + context_targets(v, plan)

@@ -11,6 +11,7 @@ Importance of what carries none of its own (seed 001: 10 absolute rules and stro
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -64,6 +65,7 @@ def day(moment: datetime) -> str:
     return f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d}"
 
 
+@functools.lru_cache(maxsize=8192)  # as the lines below: the same texts call after call
 def _words(*texts: str) -> frozenset[str]:
     return frozenset(t for text in texts for t in terms(text))
 
@@ -160,9 +162,9 @@ def choice_item(section: str, standing: Standing, position: int) -> Candidate:
 def memory_item(section: str, row: dict[str, Any], position: int) -> Candidate:
     """``- insight i9 2025-10-13 "Taylor Swift", "storytelling": "values narrative songwriting"``;
     ``fuzzy`` (aged to a gist: half-remembered) is said in the line."""
-    entities = ", ".join(quote(e) for e in row["entities"])
-    mark = " fuzzy" if row["fuzzy"] else ""
-    line = f"- {row['type']} i{row['importance']}{mark} {day(row['timestamp'])} {entities}: {quote(row['summary'])}"
+    line = _memory_line(
+        row["type"], row["importance"], row["fuzzy"], row["timestamp"], tuple(row["entities"]), row["summary"]
+    )
     return Candidate(
         section,
         "memory",
@@ -199,10 +201,8 @@ def playlist_item(head: dict[str, Any], position: int) -> Candidate:
 
 def followup_item(row: dict[str, Any], position: int) -> Candidate:
     """``- mem_… "The Zombies": "Recommended …" recommended 2025-10-13, due 2025-10-20``."""
-    entities = ", ".join(quote(e) for e in row["entities"])
-    line = (
-        f"- {row['memory_id']} {entities}: {quote(row['summary'])} recommended {day(row['recommended_at'])}, "
-        f"due {day(row['due_at'])}"
+    line = _followup_line(
+        row["memory_id"], tuple(row["entities"]), row["summary"], row["recommended_at"], row["due_at"]
     )
     return Candidate(
         "followups",
@@ -214,3 +214,21 @@ def followup_item(row: dict[str, Any], position: int) -> Candidate:
         position,
         _words(row["summary"], *row["entities"]),
     )
+
+
+# The memories and follow-ups a block lists are the same call after call: their lines are kept.
+@functools.lru_cache(maxsize=4096)
+def _memory_line(
+    kind: str, importance: int, fuzzy: bool, moment: datetime, entities: tuple[str, ...], summary: str
+) -> str:
+    mark = " fuzzy" if fuzzy else ""
+    named = ", ".join(quote(e) for e in entities)
+    return f"- {kind} i{importance}{mark} {day(moment)} {named}: {quote(summary)}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _followup_line(
+    memory_id: str, entities: tuple[str, ...], summary: str, recommended_at: datetime, due_at: datetime
+) -> str:
+    named = ", ".join(quote(e) for e in entities)
+    return f"- {memory_id} {named}: {quote(summary)} recommended {day(recommended_at)}, due {day(due_at)}"

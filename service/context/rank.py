@@ -10,6 +10,7 @@ id: ids are random, and the same store must always give the same block).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from service.context.candidates import Candidate
 from service.text.analysis import terms
@@ -26,18 +27,12 @@ def focus_terms_of(focus: str | None) -> frozenset[str]:
     return frozenset(terms(focus)) if focus else frozenset()
 
 
+def rank_key(c: Candidate) -> tuple[Any, ...]:
+    """A candidate's place in its section when focus does not decide (see the module's docstring)."""
+    return (-c.importance, -c.wins, c.fuzzy, -c.moment, c.position, c.line, c.ref)
+
+
 def ordered(candidates: Sequence[Candidate], focus_terms: frozenset[str]) -> list[tuple[float, Candidate]]:
     scored = [(round(focus_score(focus_terms, c), 3), c) for c in candidates]
-    scored.sort(
-        key=lambda s: (
-            -s[0],
-            -s[1].importance,
-            -s[1].wins,
-            s[1].fuzzy,
-            -s[1].moment,
-            s[1].position,
-            s[1].line,
-            s[1].ref,
-        )
-    )
+    scored.sort(key=lambda s: (-s[0], *rank_key(s[1])))
     return scored

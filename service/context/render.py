@@ -10,10 +10,11 @@ it, close marker. Nothing kept: one fixed line says so. The estimator is ``quoti
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.context.candidates import HEADERS, SECTIONS, Candidate
+from service.context.order import Order
 from service.context.quoting import CLOSE, ESTIMATOR, NOTHING, NOTHING_FITS, OPEN, estimate_tokens, line_tokens
 
 LISTED = 100  # rows listed in diagnostics.kept and .dropped (counts per section cover all)
@@ -21,63 +22,93 @@ FRAME_TOKENS = line_tokens(OPEN) + line_tokens(CLOSE)
 assert FRAME_TOKENS + max(line_tokens(NOTHING), line_tokens(NOTHING_FITS)) <= 50  # the smallest budget
 
 
-def _turns(ranked: dict[str, list[tuple[float, Candidate]]]) -> list[tuple[str, int]]:
-    """(section, index in its order), in the order items are offered to the budget."""
-    turns: list[tuple[str, int]] = []
+def _chosen(orders: Mapping[str, Order], budget: int) -> tuple[dict[str, list[int]], int]:
+    """The indexes kept per section, and the tokens used. The sections take turns (round by round,
+    in section order; focus matches first, then the rest) and an item that does not fit is passed
+    over; as nothing but a kept item changes what fits, the walk goes from one kept item straight to
+    the next that fits (``Order.first_fitting``), never through the ones passed over."""
+    used = FRAME_TOKENS
+    kept: dict[str, list[int]] = {s: [] for s in SECTIONS}
     for matching in (True, False):
-        queues = {s: [i for i, (score, _) in enumerate(ranked[s]) if (score > 0) == matching] for s in SECTIONS}
-        for round_ in range(max((len(q) for q in queues.values()), default=0)):
-            turns += [(s, queues[s][round_]) for s in SECTIONS if round_ < len(queues[s])]
-    return turns
+        spans = {s: (0, o.matched) if matching else (o.matched, len(o)) for s, o in orders.items()}
+        at = (0, -1)  # the last turn taken: (round, section number); the next is after it
+        nothing: dict[str, int] = {}  # per section, a room in which nothing from here fits
+        while True:
+            best: tuple[tuple[int, int], str, int] | None = None
+            for number, section in enumerate(SECTIONS):
+                first, end = spans[section]
+                start = first + at[0] + (0 if number > at[1] else 1)
+                room = budget - used - (0 if kept[section] else line_tokens(HEADERS[section]))
+                if start >= end or room <= 0 or room <= nothing.get(section, 0):
+                    continue
+                index = orders[section].first_fitting(start, end, room)
+                if index is None:
+                    nothing[section] = room  # less room later finds nothing either
+                elif best is None or (index - first, number) < best[0]:
+                    best = ((index - first, number), section, index)
+            if best is None:
+                break
+            at, section, index = best
+            cost = line_tokens(orders[section].item(index)[1].line)
+            used += cost + (0 if kept[section] else line_tokens(HEADERS[section]))
+            kept[section].append(index)
+    return kept, used
 
 
 def _row(c: Candidate, reason: str, **extra: Any) -> dict[str, Any]:
     return {"section": c.section, "kind": c.kind, "id": c.ref, "reason": reason, **extra}
 
 
+def _passed_over(orders: Mapping[str, Order], kept: dict[str, list[int]], limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` items left out for the budget, by section, then by place in it."""
+    rows: list[dict[str, Any]] = []
+    for section in SECTIONS:
+        taken = set(kept[section])
+        index = 0
+        while len(rows) < limit and index < len(orders[section]):
+            if index not in taken:
+                rows.append(_row(orders[section].item(index)[1], "budget"))
+            index += 1
+    return rows
+
+
 def render(
-    ranked: dict[str, list[tuple[float, Candidate]]],
+    orders: Mapping[str, Order],
     budget: int,
     superseded: Sequence[tuple[Candidate, str]],
+    superseded_by_section: Mapping[str, int],
     unclassified: Sequence[str],
 ) -> dict[str, Any]:
-    """``{block, tokens, diagnostics}`` for candidates already ordered per section."""
-    used = FRAME_TOKENS
-    kept: dict[str, set[int]] = {s: set() for s in SECTIONS}
-    over_budget: list[tuple[str, int]] = []
-    for section, index in _turns(ranked):
-        cost = line_tokens(ranked[section][index][1].line) + (0 if kept[section] else line_tokens(HEADERS[section]))
-        if used + cost <= budget:
-            kept[section].add(index)
-            used += cost
-        else:
-            over_budget.append((section, index))
+    """``{block, tokens, diagnostics}`` for candidates already ordered per section;
+    ``superseded`` newest first (sliced, never walked whole), ``superseded_by_section`` its counts."""
+    kept, _ = _chosen(orders, budget)
+    over_budget = sum(len(orders[s]) - len(kept[s]) for s in SECTIONS)
     lines = [OPEN]
     kept_rows: list[dict[str, Any]] = []
     for section in SECTIONS:
         if kept[section]:
             lines.append(HEADERS[section])
         for index in sorted(kept[section]):
-            score, candidate = ranked[section][index]
+            score, candidate = orders[section].item(index)
             lines.append(candidate.line)
             kept_rows.append(_row(candidate, "focus" if score > 0 else "aged" if candidate.fuzzy else "ranked"))
     if len(lines) == 1:
         lines.append(NOTHING_FITS if over_budget else NOTHING)
     lines.append(CLOSE)
     block = "\n".join(lines) + "\n"
-    dropped_rows = [
-        _row(ranked[s][i][1], "budget") for s, i in sorted(over_budget, key=lambda t: (SECTIONS.index(t[0]), t[1]))
-    ]
-    dropped_rows += [_row(c, "superseded", superseded_by=by) for c, by in superseded]
+    dropped_rows = _passed_over(orders, kept, LISTED)
+    dropped_rows += [_row(c, "superseded", superseded_by=by) for c, by in superseded[: LISTED - len(dropped_rows)]]
     dropped_rows += [
-        {"section": None, "kind": "profile_field", "id": p, "reason": "unclassified"} for p in unclassified
+        {"section": None, "kind": "profile_field", "id": p, "reason": "unclassified"}
+        for p in unclassified[: LISTED - len(dropped_rows)]
     ]
+    dropped_total = over_budget + len(superseded) + len(unclassified)
     counts = [
         {
             "section": s,
             "kept": len(kept[s]),
-            "dropped": sum(1 for r in dropped_rows if r["section"] == s),
-            "tokens": sum(line_tokens(ranked[s][i][1].line) for i in kept[s])
+            "dropped": len(orders[s]) - len(kept[s]) + superseded_by_section.get(s, 0),
+            "tokens": sum(line_tokens(orders[s].item(i)[1].line) for i in kept[s])
             + (line_tokens(HEADERS[s]) if kept[s] else 0),
         }
         for s in SECTIONS
@@ -85,10 +116,10 @@ def render(
     diagnostics = {
         "estimator": ESTIMATOR,
         "budget_tokens": budget,
-        "focus_matches": sum(1 for s in SECTIONS for score, _ in ranked[s] if score > 0),
+        "focus_matches": sum(orders[s].matched for s in SECTIONS),
         "sections": counts,
         "kept": kept_rows[:LISTED],
         "dropped": dropped_rows[:LISTED],
-        "unlisted": {"kept": max(0, len(kept_rows) - LISTED), "dropped": max(0, len(dropped_rows) - LISTED)},
+        "unlisted": {"kept": max(0, len(kept_rows) - LISTED), "dropped": max(0, dropped_total - LISTED)},
     }
     return {"block": block, "tokens": estimate_tokens(block), "diagnostics": diagnostics}

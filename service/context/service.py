@@ -4,17 +4,25 @@ playlists / Open follow-ups, most important and newest first, within a token bud
 ``gather`` reads the user's records through the service's readers, ``rank`` leaves superseded
 likes and dislikes out and orders each section (``focus`` first), ``render`` fits the block to the
 budget and writes the diagnostics; ``quoting`` holds the estimator and the quoting that keeps user
-text from reading as an instruction. It reads only and stores nothing on disk.
+text from reading as an instruction. On the embedded engine the events' lines are kept between
+calls (``kept``, ordered with the call's other candidates by ``merged``), so a call costs what its
+budget holds. It reads only and stores nothing on disk.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from typing import Any
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from contextlib import aclosing
+from typing import Any, overload
 
 from service.context import gather
-from service.context.candidates import SECTIONS
+from service.context.candidates import SECTIONS, Candidate
 from service.context.gather import Gathered
+from service.context.kept import UserContext
+from service.context.kept_users import KeptContexts
+from service.context.merged import MergedOrder
+from service.context.order import ListOrder, Order
 from service.context.rank import focus_terms_of, ordered
 from service.context.render import render
 from service.ledger.writer import LedgerWriter
@@ -22,6 +30,7 @@ from service.limits import json_bytes
 from service.memories.followups import FollowUpService
 from service.memories.service import MemoryStore
 from service.paging import ANSWER_BYTES, fitting
+from service.profiles.choices import EVENT_TYPE as CHOICE_TYPE
 from service.profiles.opinions import superseded
 from service.profiles.store import Profiles
 from service.storage.database import Database
@@ -65,6 +74,9 @@ def shown(served: dict[str, Any], detail: str) -> dict[str, Any]:
     }
 
 
+EVENT_FIELDS = {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1}
+
+
 class ContextService:
     """The last block served to each user is kept in this process for ``memory_inspect`` ("what did
     the assistant see?"): serving a block stays a read (no write, no audit entry, nothing for export
@@ -81,6 +93,7 @@ class ContextService:
         self._followups = followups
         self._writer = writer
         self._served: OrderedDict[int, dict[str, Any]] = OrderedDict()
+        self._kept = KeptContexts() if db.engine == "embedded" else None
         self._drops: dict[int, int] = {}  # per user, how often its block was dropped (a block computed
         # across a drop may hold what was just forgotten: it is not kept)
 
@@ -89,13 +102,26 @@ class ContextService:
     ) -> dict[str, Any]:
         drops = self._drops.get(user_id, 0)
         found = await self._gather(user_id)
-        replaced = superseded(found.events)
-        live = [c for c in found.candidates if not (c.kind == "preference_event" and c.ref in replaced)]
-        gone = [(c, replaced[c.ref]) for c in found.candidates if c.kind == "preference_event" and c.ref in replaced]
-        gone.sort(key=lambda item: (-item[0].moment, item[0].ref))
         focus_terms = focus_terms_of(focus)
-        ranked = {s: ordered([c for c in live if c.section == s], focus_terms) for s in SECTIONS}
-        rendered = render(ranked, budget_tokens, gone, found.unclassified)
+        events = await self._events(user_id)
+        orders: dict[str, Order]
+        gone: Sequence[tuple[Candidate, str]]
+        if events is None:  # nothing kept between calls (MongoDB): every event read, as gathered
+            await gather.event_candidates(self._db, user_id, found)
+            await gather.choice_candidates(self._db, user_id, found)
+            orders, gone, gone_counts = _read_whole(found, focus_terms)
+        else:
+            orders = {
+                s: MergedOrder(
+                    events.sections[s], events.true_key, [c for c in found.candidates if c.section == s], focus_terms
+                )
+                if s in events.sections
+                else ListOrder(ordered([c for c in found.candidates if c.section == s], focus_terms))
+                for s in SECTIONS
+            }
+            gone = _Rows(events)
+            gone_counts = dict(events.gone_by_section)
+        rendered = render(orders, budget_tokens, gone, gone_counts, found.unclassified)
         if self._drops.get(user_id, 0) == drops:
             self._served[user_id] = {"served_at": utc_now(), "budget_tokens": budget_tokens, "focus": focus, **rendered}
             self._served.move_to_end(user_id)
@@ -109,19 +135,91 @@ class ContextService:
         return self._served.get(user_id)
 
     def forget_served(self, user_id: int) -> None:
+        """The user's data changed around the write path (forget, import, delete, a failed call
+        undone): the last block goes, and so do the lines kept from the events (built again)."""
         self._served.pop(user_id, None)
         self._drops[user_id] = self._drops.get(user_id, 0) + 1
+        if self._kept is not None:
+            self._kept.forget(user_id)
+
+    async def event_appended(self, user_id: int, event_id: str) -> None:
+        """After a preference event is stored (the event write path calls it): the kept lines take
+        it in, as stored; with none kept, a build under way is not kept (it may have read too early)."""
+        if self._kept is None:
+            return
+        events = self._kept.get(user_id)
+        if events is None:
+            self._kept.forget(user_id)
+            return
+        stored = await self._db.preference_events.find_one({"_id": event_id, "user_id": user_id}, EVENT_FIELDS)
+        if stored is None:  # gone meanwhile (forgotten): rebuilt on the next call
+            self._kept.forget(user_id)
+        else:
+            events.add(stored)
+
+    async def _events(self, user_id: int) -> UserContext | None:
+        """The user's kept event lines, built from the store on first use (the embedded engine);
+        None on MongoDB, where another process may write: each call reads the events itself."""
+        if self._kept is None:
+            return None
+        events = self._kept.get(user_id)
+        if events is not None:
+            return events
+        generation = self._kept.generation(user_id)
+        query = {"user_id": user_id, "type": {"$in": list(gather.EVENT_TYPES)}}
+        opinions = await self._db.preference_events.find(query, EVENT_FIELDS)
+        choices = await self._db.preference_events.find({"user_id": user_id, "type": CHOICE_TYPE}, EVENT_FIELDS)
+        events = UserContext.build(opinions, choices)
+        self._kept.keep(user_id, events, generation)
+        return events
 
     async def _gather(self, user_id: int) -> Gathered:
         found = Gathered()
         gather.profile_candidates(await self._profiles.get(user_id), found)
-        await gather.event_candidates(self._db, user_id, found)
-        await gather.choice_candidates(self._db, user_id, found)
         for memory_type in ("insight", "feedback"):
             rows = await self._memories.query(user_id, None, None, memory_type, None, None, gather.MEMORIES_READ)
             gather.memory_candidates(rows["memories"], found)
         await self._writer.settle(user_id)  # as get_playlists: heads a failed write left behind, rolled forward
         await gather.playlist_candidates(self._db, user_id, found)
-        due = await self._followups.open_followups(user_id, gather.FOLLOWUPS_READ)
-        gather.followup_candidates(due["followups"], found)
+        due: list[dict[str, Any]] = []
+        async with aclosing(self._followups.due(user_id)) as open_ones:  # the oldest few: no need to count all
+            async for row in open_ones:
+                due.append(row)
+                if len(due) == gather.FOLLOWUPS_READ:
+                    break
+        gather.followup_candidates(due, found)
         return found
+
+
+class _Rows(Sequence[tuple[Candidate, str]]):
+    """The kept superseded opinions as render reads them: a slice, never the whole list."""
+
+    def __init__(self, events: UserContext) -> None:
+        self._events = events
+
+    def __len__(self) -> int:
+        return len(self._events.gone)
+
+    @overload
+    def __getitem__(self, index: int) -> tuple[Candidate, str]: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[tuple[Candidate, str]]: ...
+    def __getitem__(self, index: int | slice) -> tuple[Candidate, str] | list[tuple[Candidate, str]]:
+        if isinstance(index, slice):
+            start, stop, _ = index.indices(len(self))
+            return self._events.superseded_rows(start, stop)
+        return self._events.superseded_rows(index, index + 1)[0]
+
+
+def _read_whole(
+    found: Gathered, focus_terms: frozenset[str]
+) -> tuple[dict[str, Order], list[tuple[Candidate, str]], dict[str, int]]:
+    """Every candidate read and ranked in this call: orders, superseded rows (newest first), their counts."""
+    replaced = superseded(found.events)
+    live = [c for c in found.candidates if not (c.kind == "preference_event" and c.ref in replaced)]
+    gone = [(c, replaced[c.ref]) for c in found.candidates if c.kind == "preference_event" and c.ref in replaced]
+    gone.sort(key=lambda item: (-item[0].moment, item[0].ref))
+    orders: dict[str, Order] = {
+        s: ListOrder(ordered([c for c in live if c.section == s], focus_terms)) for s in SECTIONS
+    }
+    return orders, gone, dict(Counter(c.section for c, _ in gone))

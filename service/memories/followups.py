@@ -9,7 +9,7 @@ follow-ups; the answer itself is computed afresh from the plays each time.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -118,33 +118,36 @@ class FollowUpService:
     async def open_followups(self, user_id: int, limit: int) -> dict[str, Any]:
         """Recommendations due for a check (timestamp + check_after_days passed) and not validated
         yet, oldest first; ``total`` counts them all, however few ``limit`` lets through."""
+        due = [row async for row in self.due(user_id)]
+        return {"user_id": user_id, "followups": due[:limit], "total": len(due)}
+
+    async def due(self, user_id: int) -> AsyncGenerator[dict[str, Any], None]:
+        """The open follow-ups oldest first, one by one: a reader that needs a few stops early.
+        The memories' analysed copy keeps the open recommendations in that order, so only they are
+        walked, not every memory."""
         now = utc_now()
-        due = []
         # On MongoDB only the open recommendations are read; the embedded engine's kept copy has all.
         index = await self._store.index_of(user_id, {"type": "recommendation", "validated_at": None})
-        for analysed in index.by_id.values():
-            doc = analysed.doc
-            if doc["type"] != "recommendation" or doc.get("validated_at") is not None:
+        for recommended_at, memory_id in list(index.open_recommendations):  # a copy: a write may come meanwhile
+            analysed = index.by_id.get(memory_id)
+            if analysed is None:
                 continue
-            recommended_at, wait = as_utc(doc["timestamp"]), check_after_days(doc)
+            doc = analysed.doc
+            wait = check_after_days(doc)
             try:
                 due_at = recommended_at + timedelta(days=wait)
             except OverflowError:  # due after the year 9999: not now
                 continue
             if due_at <= now:
-                due.append(
-                    {
-                        "memory_id": doc["memory_id"],
-                        "entities": list(doc["entities"]),
-                        "summary": doc["summary"],
-                        "recommended_at": recommended_at,
-                        "days_since": days_between(recommended_at, now),
-                        "check_after_days": wait,
-                        "due_at": due_at,
-                    }
-                )
-        due.sort(key=lambda row: (row["recommended_at"], row["memory_id"]))
-        return {"user_id": user_id, "followups": due[:limit], "total": len(due)}
+                yield {
+                    "memory_id": doc["memory_id"],
+                    "entities": list(doc["entities"]),
+                    "summary": doc["summary"],
+                    "recommended_at": recommended_at,
+                    "days_since": days_between(recommended_at, now),
+                    "check_after_days": wait,
+                    "due_at": due_at,
+                }
 
 
 async def count_plays(db: Database, user_id: int, entities: list[str], since: datetime) -> Counted:

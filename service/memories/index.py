@@ -14,6 +14,7 @@ import bisect
 from collections import OrderedDict, defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from service.memories.keys import summary_terms
@@ -48,6 +49,10 @@ def analyse(doc: dict[str, Any]) -> Analysed:
     )
 
 
+def _open(doc: dict[str, Any]) -> bool:
+    return bool(doc["type"] == "recommendation" and doc.get("validated_at") is None)
+
+
 @dataclass
 class MemoryIndex:
     by_id: dict[str, Analysed] = field(default_factory=dict)
@@ -56,6 +61,8 @@ class MemoryIndex:
     postings: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # term → ids
     words: WordLookup = field(default_factory=WordLookup)  # the vocabulary's words, for fuzzy lookups
     stems: defaultdict[str, set[str]] = field(default_factory=lambda: defaultdict(set))  # stem → words
+    # The recommendations not validated yet, by (timestamp, id): the open follow-ups are among them.
+    open_recommendations: list[tuple[datetime, str]] = field(default_factory=list)
     # Every memory's rank, sorted: made at the first query that walks it, then kept current.
     _ranks: list[tuple[int, float, str]] | None = None
 
@@ -66,6 +73,8 @@ class MemoryIndex:
         self.by_key[(doc["type"], doc["entity_key"])].add(doc["memory_id"])
         if self._ranks is not None:
             bisect.insort(self._ranks, analysed.rank)
+        if _open(doc):
+            bisect.insort(self.open_recommendations, (as_utc(doc["timestamp"]), doc["memory_id"]))
         for entity in analysed.entity_words:
             for word in entity:
                 if word not in self.vocabulary:
@@ -85,6 +94,13 @@ class MemoryIndex:
             del self.by_key[key]
         if self._ranks is not None:
             del self._ranks[bisect.bisect_left(self._ranks, old.rank)]
+        if _open(old.doc):
+            opened, place = self.open_recommendations, (as_utc(old.doc["timestamp"]), memory_id)
+            at = bisect.bisect_left(opened, place)
+            if at < len(opened) and opened[at] == place:
+                del opened[at]
+            else:  # the stored dict was changed in place: found by id instead
+                self.open_recommendations = [o for o in opened if o[1] != memory_id]
         for entity in old.entity_words:
             for word in entity:
                 ids = self.vocabulary.get(word)

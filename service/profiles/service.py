@@ -3,6 +3,7 @@ each write keeps the per-user counters, the stored supersession marks and search
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
@@ -23,6 +24,12 @@ class ProfileService:
         self.settings = settings
         self.store = Profiles(db, settings.profile_history_cap, settings.max_profile_bytes)
         self._search = search
+        self._appended: list[Callable[[int, str], Awaitable[None]]] = []
+
+    def on_event_appended(self, listener: Callable[[int, str], Awaitable[None]]) -> None:
+        """Call ``listener(user_id, event_id)`` after each event is stored, within its write: what
+        is kept beside the store from the events (the context block's lines) takes it in."""
+        self._appended.append(listener)
 
     async def get(self, user_id: int) -> dict[str, Any]:
         return await self.store.get(user_id)
@@ -57,4 +64,6 @@ class ProfileService:
                 "timestamp": result["timestamp"],
             },
         )
+        for listener in self._appended:
+            await listener(user_id, result["event_id"])
         return result

@@ -57,6 +57,7 @@ EXPECTED = {
     ],
     "Event-loop lag": ["event-loop lag", "event-loop lag, saturated"],
     "Sessions": ["playbook", "read-back", "follow-up", "control"],
+    "Context:": ["context, empty user", "context 500 / 500", "context 1,000 / 1,000"],
 }
 # A line for each speed and scale target in the report's "Targets" list, with its verdict (quick sizes
 # say so in the line; the reference server has one line per operation and size, or one saying why not).
@@ -73,6 +74,7 @@ TARGETS = [
     "SSE overhead ≤ 1.5×",
     "32 SSE sessions for 60 s",
     "start-up ≤ 5 s and RSS reported at 50 realistic users",
+    "memory_get_context (budget 800) p50 ≤ 20 ms in process at 1,000",
 ]
 # Rows whose figures may be missing for a stated reason, and the cells that must then say why.
 MAY_BE_UNAVAILABLE = {"Peer", "Event-loop lag"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 from ..context import Run
-from . import bootstrap, durability, floor, ledger, load, peer, scale, search, sessions, startup, tools
+from . import bootstrap, context, durability, floor, ledger, load, peer, scale, search, sessions, startup, tools
 
 SECTIONS: dict[str, Callable[[Run], Awaitable[None]]] = {
     "floor": floor.run,
@@ -15,6 +15,7 @@ SECTIONS: dict[str, Callable[[Run], Awaitable[None]]] = {
     "durability": durability.run,
     "peer": peer.run,
     "scale": scale.run,
+    "context": context.run,
     "bootstrap": bootstrap.run,
     "startup": startup.run,
     "load": load.run,
