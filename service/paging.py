@@ -23,6 +23,9 @@ from service.timeutil import parse_iso
 ANSWER_BYTES = 16_384
 # What a page's list may take: the rest of an answer (counts, echoes, the envelope) fits beside it.
 PAGE_BYTES = 12_000
+# A page asked for with detail "full" by a reader that wants everything at once (the memory page):
+# one answer well within the stock client's 1 MiB, so a big profile is a call or two, not thirty.
+FULL_PAGE_BYTES = 400_000
 
 
 def encode_cursor(kind: str, state: dict[str, Any]) -> str:

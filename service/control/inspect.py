@@ -18,7 +18,7 @@ from service.control.explain import EventTerms, event_terms, patch_sets, terms_m
 from service.control.switches import Controls
 from service.errors import InvalidArgument
 from service.limits import json_bytes
-from service.paging import PAGE_BYTES, decode_cursor, encode_cursor, offset_of
+from service.paging import FULL_PAGE_BYTES, PAGE_BYTES, decode_cursor, encode_cursor, offset_of
 from service.pointers import pointer
 from service.storage.database import Database
 from service.text.entities import folded_entity
@@ -154,7 +154,7 @@ class Inspector:
           preference events that are its evidence (``terms_match``, the same matching as
           ``memory_explain``). Each list is newest first and cut at ``SUMMARY_PER_FIELD`` rows
           (``LISTED_PER_FIELD`` for ``detail`` "full") with its full count beside it; a patch's reason is cut at ``REASON_CHARS`` (``memory_explain`` gives
-          them whole). A page holds the fields that fit ``PAGE_BYTES``; ``next_cursor`` continues
+          them whole). A page holds the fields that fit ``PAGE_BYTES`` (``FULL_PAGE_BYTES`` for ``detail`` "full"); ``next_cursor`` continues
           (pinned to the profile version: a profile changed between pages is INVALID_ARGUMENT).
           Fields past ``MAX_FIELDS`` are counted in ``unlisted_fields``.
         """
@@ -188,7 +188,7 @@ class Inspector:
         last_context = None if served is None or cursor is not None else shown(dict(served), detail)
         # The first page carries the last block too: the fields get what it leaves of the page
         # (none, when a big block takes it all: the next page has no block).
-        room = PAGE_BYTES - (json_bytes(last_context) if last_context else 0)
+        room = (FULL_PAGE_BYTES if detail == "full" else PAGE_BYTES) - (json_bytes(last_context) if last_context else 0)
         fields = await self._fields(user_id, history, found[start:MAX_FIELDS], listed, room)
         end = start + len(fields)
         return answer | {

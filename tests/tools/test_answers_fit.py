@@ -69,8 +69,12 @@ async def test_every_read_beyond_the_prd_fits_and_pages_exactly(settings: Settin
         assert [f["path"] for f in items["profile_fields"]] == user.profile_paths
         assert pages[0]["last_context"] is not None and all(p["last_context"] is None for p in pages[1:])
         assert all(p["field_count"] == len(user.profile_paths) for p in pages)
-        full_page = await _read(call, "memory_inspect", {"detail": "full", "cursor": pages[0]["next_cursor"]})
-        assert max(len(f["evidence"]) for f in full_page["profile_fields"]) == 5
+        # detail "full" is the way to more than 16 KB: every field with five rows of each list, in one page.
+        full_inspect = await call.ok("memory_inspect", {"user_id": USER, "detail": "full"})
+        assert [f["path"] for f in full_inspect["profile_fields"]] == user.profile_paths
+        assert (
+            full_inspect["next_cursor"] is None and max(len(f["evidence"]) for f in full_inspect["profile_fields"]) == 5
+        )
 
         before = {"playlist_id": BIG, "from_time": "2024-12-01T00:00:00Z"}
         pages, items = await _pages(call, "memory_diff_playlist", before, "added", "removed", "moved", "events")
