@@ -20,7 +20,7 @@ from service.context import gather
 from service.context.candidates import SECTIONS, Candidate
 from service.context.gather import Gathered
 from service.context.kept import UserContext
-from service.context.kept_users import KeptContexts
+from service.context.kept_users import kept_contexts
 from service.context.merged import MergedOrder
 from service.context.order import ListOrder, Order
 from service.context.rank import focus_terms_of, ordered
@@ -93,7 +93,7 @@ class ContextService:
         self._followups = followups
         self._writer = writer
         self._served: OrderedDict[int, dict[str, Any]] = OrderedDict()
-        self._kept = KeptContexts() if db.engine == "embedded" else None
+        self._kept = kept_contexts() if db.engine == "embedded" else None
         self._drops: dict[int, int] = {}  # per user, how often its block was dropped (a block computed
         # across a drop may hold what was just forgotten: it is not kept)
 

@@ -11,7 +11,7 @@ process may write): each call reads the user's memories through the indexes.
 from __future__ import annotations
 
 import bisect
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,6 +22,7 @@ from service.text.analysis import stem
 from service.text.vocabulary import WordLookup
 from service.text.words import words
 from service.timeutil import as_utc
+from service.user_cache import UserCache
 
 CACHED_USERS = 128
 SPARSE = 8  # fewer than 1 in this many memories: sorting them beats walking the whole order
@@ -143,30 +144,6 @@ class MemoryIndex:
         return len(self.by_id)
 
 
-class IndexCache:
-    """The analysed copies kept on the embedded engine; a generation per user makes a build that
-    read the store before a write (or a delete) be thrown away instead of kept."""
-
-    def __init__(self) -> None:
-        self._indexes: OrderedDict[int, MemoryIndex] = OrderedDict()
-        self._generation: defaultdict[int, int] = defaultdict(int)
-
-    def get(self, user_id: int) -> MemoryIndex | None:
-        index = self._indexes.get(user_id)
-        if index is not None:
-            self._indexes.move_to_end(user_id)
-        return index
-
-    def generation(self, user_id: int) -> int:
-        return self._generation[user_id]
-
-    def keep(self, user_id: int, index: MemoryIndex, generation: int) -> None:
-        if self._generation[user_id] != generation:
-            return
-        self._indexes[user_id] = index
-        while len(self._indexes) > CACHED_USERS:
-            self._indexes.popitem(last=False)
-
-    def forget(self, user_id: int) -> None:
-        self._indexes.pop(user_id, None)
-        self._generation[user_id] += 1
+def index_cache() -> UserCache[MemoryIndex]:
+    """The analysed copies kept on the embedded engine, ``CACHED_USERS`` at most."""
+    return UserCache(CACHED_USERS)

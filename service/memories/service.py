@@ -19,7 +19,7 @@ from service.errors import InvalidArgument, MemoryNotFound
 from service.limits import require_at_most
 from service.locks import UserLocks
 from service.memories import dedup
-from service.memories.index import IndexCache, MemoryIndex
+from service.memories.index import MemoryIndex, index_cache
 from service.memories.keys import entity_key, is_memory_id, memory_key, new_memory_id
 from service.memories.query import Filters, ranked
 from service.memories.views import memory_view, query_row
@@ -41,7 +41,7 @@ class MemoryStore:
         self._db = db
         self.settings = settings
         self._search = search
-        self._cache = IndexCache() if db.engine == "embedded" else None
+        self._cache = index_cache() if db.engine == "embedded" else None
         self._locks = UserLocks()
         search.on_user_reloaded(self.forget_user)
 
