@@ -1,5 +1,5 @@
 """How the context block is written safely and measured: the quoting of user text, the fixed lines,
-and THE token estimator (the one place it is defined; the tool description quotes ``ESTIMATOR``).
+and THE token estimator (the one place it is defined; the answer's ``diagnostics.estimator`` quotes ``ESTIMATOR``).
 
 Quoting: every string a user (or an agent on their behalf) wrote is rendered as a JSON string
 (``json.dumps``) with ``<``, ``>`` and the characters Python or a model may read as a line break
