@@ -127,10 +127,21 @@ def _clip(text: str) -> str:
     return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
 
 
+def _examples(newest: list[Observation]) -> list[Observation]:
+    """At most one patch beside the group's newest events, more only where events leave room: a
+    patch is stamped when applied, events when said (often earlier), so by date alone the patches
+    that followed the feedback would push every event id out of the examples."""
+    events = [o for o in newest if o.source == "preference_event"]
+    patches = [o for o in newest if o.source != "preference_event"]
+    picked = patches[:1] + events[: EXAMPLES - len(patches[:1])]
+    picked += patches[1 : 1 + EXAMPLES - len(picked)]
+    return sorted(picked, key=lambda o: (o.at, str(o.ref)), reverse=True)
+
+
 def describe(g: Group) -> dict[str, Any]:
     newest = sorted(g.members.values(), key=lambda o: (o.at, str(o.ref)), reverse=True)
     examples = []
-    for o in newest[:EXAMPLES]:
+    for o in _examples(newest):
         ref = {"event_id": o.ref} if o.source == "preference_event" else {"profile_version": o.ref}
         examples.append({"source": o.source, **ref, "type": o.type, "at": o.at, "text": _clip(o.text)})
     subjects = list(dict.fromkeys(o.subject for o in newest if o.subject is not None))

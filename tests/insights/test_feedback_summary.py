@@ -157,6 +157,29 @@ async def test_bounded_ordered_and_deterministic(settings: Settings) -> None:
     assert [g["last_seen"] for g in tail] == sorted((g["last_seen"] for g in tail), reverse=True)
 
 
+async def test_patches_that_followed_the_feedback_leave_its_event_ids_in_the_examples(settings: Settings) -> None:
+    """Patches are stamped when applied, after the events they came from: the newest three members
+    of this group are patches, yet its examples still name the events."""
+    async with connected(settings) as call:
+        events = [
+            await said(call, "dislike", "no more Motörhead", 1),
+            await said(call, "dislike", None, 2, artist="motörhead"),
+            await said(call, "feedback", "Motorhead again? skip it", 3),
+        ]
+        for patch in (
+            {"avoid": ["Motörhead"]},
+            {"playlist_rules": {"avoid_artists": ["motörhead"]}},
+            {"avoid": ["Motörhead", "Motorhead"]},
+        ):
+            await call.ok("memory_update_profile", {"user_id": USER, "patch": patch})
+        result = await summary(call)
+    (motorhead,) = result["groups"]
+    assert motorhead["key"] == "avoid: motorhead" and motorhead["count"] == 6
+    assert [e["source"] for e in motorhead["examples"]] == ["profile_patch", "preference_event", "preference_event"]
+    assert [e.get("event_id") for e in motorhead["examples"][1:]] == [events[2], events[1]]
+    assert motorhead["examples"][0]["profile_version"] == 3
+
+
 async def test_a_user_without_feedback_gets_an_empty_summary(settings: Settings) -> None:
     async with connected(settings) as call:
         result = await summary(call)
