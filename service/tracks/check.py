@@ -100,11 +100,24 @@ class Check:
                 f"add about {low - minutes:.0f} minutes of tracks",
             )
 
-    def avoid_tracks(self, avoided: list[str]) -> None:
-        avoided_ids = set(avoided)
+    def avoid_tracks(self, avoided: list[str], named: dict[str, list[str]]) -> None:
+        """An entry is an id, or names catalog tracks (``named``: its title, or "title – artist")."""
+        avoided_ids = {a for a in avoided if a not in named}
         hits = [t for t in self.track_ids if t in avoided_ids]
         if hits:
             self.violate("avoid_tracks", hits, f"{len(set(hits))} track(s) the user avoids", "remove these tracks")
+        for entry, ids in named.items():
+            ruled = set(ids)
+            found = [t for t in self.track_ids if t in ruled]
+            if found:
+                self.violate(
+                    "avoid_tracks",
+                    found,
+                    f"{len(set(found))} track(s) named {entry}, which the user avoids",
+                    f"remove or swap {entry}",
+                )
+        if named:
+            self.cannot_verify("avoid_tracks", self.unknown, "not in the catalog: their names are unknown")
 
     def avoid_artists(self, avoided: list[str]) -> None:
         self._avoid_named(
@@ -171,10 +184,15 @@ class Check:
 
 
 def check(
-    track_ids: list[str], known: dict[str, dict[str, Any]], rules: dict[str, Any], cursor: str | None = None
+    track_ids: list[str],
+    known: dict[str, dict[str, Any]],
+    rules: dict[str, Any],
+    cursor: str | None = None,
+    named: dict[str, list[str]] | None = None,
 ) -> dict[str, Any]:
     """The check's answer: a page of its violations, unverified rules and unknown tracks (each
-    list going on from ``cursor``), with exact counts; ``next_cursor`` names the next page."""
+    list going on from ``cursor``), with exact counts; ``next_cursor`` names the next page.
+    ``named``: the ``avoid_tracks`` entries that name catalog tracks, with their ids."""
     run = Check(track_ids, known)
     if rules.get("no_duplicates", True):
         run.no_duplicates()
@@ -182,7 +200,9 @@ def check(
         run.max_tracks_per_artist(rules["max_tracks_per_artist"])
     if "target_duration_minutes" in rules:
         run.target_duration(rules["target_duration_minutes"]["min"], rules["target_duration_minutes"]["max"])
-    for name in ("avoid_tracks", "avoid_artists", "avoid_genres"):
+    if rules.get("avoid_tracks"):
+        run.avoid_tracks(rules["avoid_tracks"], named or {})
+    for name in ("avoid_artists", "avoid_genres"):
         if rules.get(name):
             getattr(run, name)(rules[name])
     if "breathers" in rules:

@@ -9,6 +9,7 @@ and as a prefix (a word typed in part). Only tracks holding a matched word are s
 from __future__ import annotations
 
 import itertools
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +20,8 @@ from service.text.words import core_title, folded_text, words
 # Field codes, in the order a tie between fields is read: title, then artists (artist k of a track
 # is ARTIST + k), then album ("toto" is the band before it is their album "Toto IV").
 NAME, ARTIST, ALBUM = 0, 1, 1000
+# Between a title and its artist in an avoid entry: "Macarena – Los del Río", "Macarena - Los del Rio".
+_TITLE_ARTIST = re.compile(r"\s+[-–—]\s+")
 
 
 def is_artist(code: int) -> bool:
@@ -80,6 +83,7 @@ class CatalogIndex:
         # Folded names, to tell a profile's free-text avoid entry that names an artist or genre.
         self.artist_names: set[str] = set()
         self.genre_names: set[str] = set()
+        self._by_title: defaultdict[str, list[int]] = defaultdict(list)  # folded name and core title → tracks
         self._by_length: dict[int, list[str]] = defaultdict(list)
         self._sorted: list[str] = []
         if tracks is not None:
@@ -96,6 +100,8 @@ class CatalogIndex:
                     self._postings[word].append((i, code))
             self.artist_names.update(folded_text(a) for a in raw.get("artists") or [])
             self.genre_names.update(folded_text(g) for g in raw.get("genres") or [])
+            for title in {folded_text(track.name), folded_text(core_title(track.name))}:
+                self._by_title[title].append(i)
 
     def finish(self) -> None:
         self.postings = dict(self._postings)
@@ -104,6 +110,21 @@ class CatalogIndex:
         # Prefixes are looked up among the words themselves, not the joined pairs ("love" is not
         # typed in part of "loveangel").
         self._sorted = sorted({w for t in self.tracks for found in t.fields.values() for w in found})
+
+    def named(self, entry: str) -> list[str]:
+        """Ids of the tracks an avoid entry names: its title ("Macarena": every track so titled,
+        whole or without qualifiers), or "title – artist" (en dash or hyphen: only that artist's
+        tracks of the title, not another artist's cover of it). Folded as artist and genre rules."""
+        whole = folded_text(entry)
+        found = list(self._by_title.get(whole, ())) if whole else []  # "!!!" folds to nothing: names nothing
+        for split in _TITLE_ARTIST.finditer(entry):
+            title, artist = folded_text(entry[: split.start()]), folded_text(entry[split.end() :])
+            if not title or not artist:
+                continue
+            found += [
+                i for i in self._by_title.get(title, ()) if artist in {folded_text(a) for a in self.tracks[i].artists}
+            ]
+        return [self.tracks[i].track_id for i in dict.fromkeys(found)]
 
     def __len__(self) -> int:
         return len(self.tracks)

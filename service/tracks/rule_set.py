@@ -8,6 +8,7 @@ preferences onto the same rules. Duplicates are always checked unless ``no_dupli
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from service.text.words import folded_text
@@ -71,16 +72,23 @@ def normalised_inline(rules: dict[str, Any]) -> dict[str, Any]:
     return effective
 
 
-def from_profile(profile: dict[str, Any], catalog_artists: set[str], catalog_genres: set[str]) -> dict[str, Any]:
-    """The rules a stored profile asks for; the catalog's folded artist and genre names decide which
-    free-text avoid entries are machine rules:
+def from_profile(
+    profile: dict[str, Any],
+    catalog_artists: set[str],
+    catalog_genres: set[str],
+    names_tracks: Callable[[str], list[str]],
+) -> dict[str, Any]:
+    """The rules a stored profile asks for; the catalog's folded artist and genre names, and the
+    catalog tracks an entry names (``names_tracks``), decide which free-text avoid entries are
+    machine rules:
 
     * ``playlist_rules.max_tracks_per_artist`` → ``max_tracks_per_artist``;
     * ``playlist_rules.target_duration_minutes``: ``{min, max}``, ``{target, tolerance}`` or a number
       (a target, ± 10 %) → ``target_duration_minutes``;
     * ``playlist_rules.avoid_artists`` / ``avoid_tracks`` / ``avoid_genres`` when present, and the
-      profile's ``avoid`` list: an entry that names an artist or a genre of the user's catalog
-      ("Nickelback", "dubstep") becomes an avoid rule; free text ("over-weighting a single artist in
+      profile's ``avoid`` list: an entry that names an artist, a genre or a track of the user's
+      catalog ("Nickelback", "dubstep", "Macarena", "Macarena – Los del Río") becomes an avoid rule
+      (in that order of precedence); free text ("over-weighting a single artist in
       one playlist") is not a machine rule and is left to the assistant;
     * a breather wanted mid-way — ``playlist_rules.arc`` mentioning a breather or break, or
       ``energy_preferences.break_placement`` "mid…" — → ``breathers {placement: "mid", max_energy: 0.4}``.
@@ -103,6 +111,8 @@ def from_profile(profile: dict[str, Any], catalog_artists: set[str], catalog_gen
             avoid["avoid_artists"].append(entry)
         elif folded in catalog_genres:
             avoid["avoid_genres"].append(entry)
+        elif names_tracks(entry):
+            avoid["avoid_tracks"].append(entry)
     inline.update({name: values for name, values in avoid.items() if values})
     energy = _object(profile.get("energy_preferences"))
     arc = _text(rules.get("arc"))

@@ -146,9 +146,14 @@ class TrackService:
         else:
             stored = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"profile": 1})
             index = await self._index(user_id)
-            effective = from_profile((stored or {}).get("profile") or {}, index.artist_names, index.genre_names)
+            profile = (stored or {}).get("profile") or {}
+            effective = from_profile(profile, index.artist_names, index.genre_names, index.named)
             source = "profile"
-        return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective, cursor)}
+        named: dict[str, list[str]] = {}
+        if effective.get("avoid_tracks"):  # an entry that names tracks of this user's catalog avoids them
+            index = await self._index(user_id)
+            named = {e: ids for e in dict.fromkeys(effective["avoid_tracks"]) if (ids := index.named(e))}
+        return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective, cursor, named)}
 
 
 def _kept(signals: Signals, track_id: str) -> str:
