@@ -4,8 +4,9 @@ Choosing: the sections take turns, one item each per round, so a long Prefer lis
 out Avoid; first every section's focus matches, then the rest. An item that does not fit is
 dropped ("budget") and the turns go on, so one long item does not starve the shorter ones after
 it. A section's header is paid with its first item; a section with nothing kept is not shown.
-Writing: open marker, the sections in their fixed order, each item where its section's order puts
-it, close marker. Nothing kept: one fixed line says so. The estimator is ``quoting``'s.
+Writing: open marker, the first line (the situation, when there is one and it fits), the sections in
+their fixed order, each item where its section's order puts it, close marker. Nothing kept: one
+fixed line says so. The estimator is ``quoting``'s.
 """
 
 from __future__ import annotations
@@ -19,15 +20,16 @@ from service.context.quoting import CLOSE, ESTIMATOR, NOTHING, NOTHING_FITS, OPE
 
 LISTED = 100  # rows listed in diagnostics.kept and .dropped (counts per section cover all)
 FRAME_TOKENS = line_tokens(OPEN) + line_tokens(CLOSE)
-assert FRAME_TOKENS + max(line_tokens(NOTHING), line_tokens(NOTHING_FITS)) <= 50  # the smallest budget
+NOTHING_TOKENS = max(line_tokens(NOTHING), line_tokens(NOTHING_FITS))
+assert FRAME_TOKENS + NOTHING_TOKENS <= 50  # the smallest budget
 
 
-def _chosen(orders: Mapping[str, Order], budget: int) -> tuple[dict[str, list[int]], int]:
+def _chosen(orders: Mapping[str, Order], budget: int, opening: str | None) -> tuple[dict[str, list[int]], int]:
     """The indexes kept per section, and the tokens used. The sections take turns (round by round,
     in section order; focus matches first, then the rest) and an item that does not fit is passed
     over; as nothing but a kept item changes what fits, the walk goes from one kept item straight to
     the next that fits (``Order.first_fitting``), never through the ones passed over."""
-    used = FRAME_TOKENS
+    used = FRAME_TOKENS + (line_tokens(opening) if opening is not None else 0)
     kept: dict[str, list[int]] = {s: [] for s in SECTIONS}
     for matching in (True, False):
         spans = {s: (0, o.matched) if matching else (o.matched, len(o)) for s, o in orders.items()}
@@ -78,12 +80,17 @@ def render(
     superseded: Sequence[tuple[Candidate, str]],
     superseded_by_section: Mapping[str, int],
     unclassified: Sequence[str],
+    opening: str | None = None,
 ) -> dict[str, Any]:
     """``{block, tokens, diagnostics}`` for candidates already ordered per section;
-    ``superseded`` newest first (sliced, never walked whole), ``superseded_by_section`` its counts."""
-    kept, _ = _chosen(orders, budget)
+    ``superseded`` newest first (sliced, never walked whole), ``superseded_by_section`` its counts;
+    ``opening`` a line to open the block with, left out when it would leave no room for the rest."""
+    if opening is not None and FRAME_TOKENS + line_tokens(opening) + NOTHING_TOKENS > budget:
+        opening = None
+    kept, _ = _chosen(orders, budget, opening)
     over_budget = sum(len(orders[s]) - len(kept[s]) for s in SECTIONS)
-    lines = [OPEN]
+    lines = [OPEN] + ([opening] if opening is not None else [])
+    opened = len(lines)
     kept_rows: list[dict[str, Any]] = []
     for section in SECTIONS:
         if kept[section]:
@@ -92,7 +99,7 @@ def render(
             score, candidate = orders[section].item(index)
             lines.append(candidate.line)
             kept_rows.append(_row(candidate, "focus" if score > 0 else "aged" if candidate.fuzzy else "ranked"))
-    if len(lines) == 1:
+    if len(lines) == opened:
         lines.append(NOTHING_FITS if over_budget else NOTHING)
     lines.append(CLOSE)
     block = "\n".join(lines) + "\n"

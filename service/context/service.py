@@ -25,6 +25,7 @@ from service.context.merged import MergedOrder
 from service.context.order import ListOrder, Order
 from service.context.rank import focus_terms_of, ordered
 from service.context.render import render
+from service.context.situated import situated
 from service.ledger.writer import LedgerWriter
 from service.limits import json_bytes
 from service.memories.followups import FollowUpService
@@ -98,10 +99,15 @@ class ContextService:
         # across a drop may hold what was just forgotten: it is not kept)
 
     async def get_context(
-        self, user_id: int, budget_tokens: int, focus: str | None = None, detail: str = "summary"
+        self,
+        user_id: int,
+        budget_tokens: int,
+        focus: str | None = None,
+        detail: str = "summary",
+        situation: str | None = None,
     ) -> dict[str, Any]:
         drops = self._drops.get(user_id, 0)
-        found = await self._gather(user_id)
+        found, opening = await self._gather(user_id, situation)
         focus_terms = focus_terms_of(focus)
         events = await self._events(user_id)
         orders: dict[str, Order]
@@ -121,7 +127,7 @@ class ContextService:
             }
             gone = _Rows(events)
             gone_counts = dict(events.gone_by_section)
-        rendered = render(orders, budget_tokens, gone, gone_counts, found.unclassified)
+        rendered = render(orders, budget_tokens, gone, gone_counts, found.unclassified, opening)
         if self._drops.get(user_id, 0) == drops:
             self._served[user_id] = {"served_at": utc_now(), "budget_tokens": budget_tokens, "focus": focus, **rendered}
             self._served.move_to_end(user_id)
@@ -173,9 +179,11 @@ class ContextService:
         self._kept.keep(user_id, events, generation)
         return events
 
-    async def _gather(self, user_id: int) -> Gathered:
+    async def _gather(self, user_id: int, situation: str | None) -> tuple[Gathered, str | None]:
+        """What the block can say, and its first line (the situation it is built for, if any)."""
         found = Gathered()
-        gather.profile_candidates(await self._profiles.get(user_id), found)
+        view, opening = situated(await self._profiles.get(user_id), situation)
+        gather.profile_candidates(view, found)
         for memory_type in ("insight", "feedback"):
             rows = await self._memories.query(user_id, None, None, memory_type, None, None, gather.MEMORIES_READ)
             gather.memory_candidates(rows["memories"], found)
@@ -188,7 +196,7 @@ class ContextService:
                 if len(due) == gather.FOLLOWUPS_READ:
                     break
         gather.followup_candidates(due, found)
-        return found
+        return found, opening
 
 
 class _Rows(Sequence[tuple[Candidate, str]]):

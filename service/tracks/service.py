@@ -14,6 +14,7 @@ from collections import OrderedDict, defaultdict
 from typing import Any
 
 from service.errors import InvalidArgument, TrackNotInCatalog
+from service.profiles.situations import for_situation
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
@@ -138,15 +139,25 @@ class TrackService:
         }
 
     async def check_playlist(
-        self, user_id: int, track_ids: list[str], rules: dict[str, Any] | None, cursor: str | None = None
+        self,
+        user_id: int,
+        track_ids: list[str],
+        rules: dict[str, Any] | None,
+        cursor: str | None = None,
+        situation: str | None = None,
     ) -> dict[str, Any]:
+        if rules is not None and situation is not None:  # inline rules replace the profile a situation picks from
+            raise InvalidArgument(
+                "situation picks the profile's rules and inline rules replace them: give one or the other",
+                {"field": "situation"},
+            )
         known = await catalog.describe_tracks(self._db, user_id, track_ids)
         if rules is not None:
             effective, source = normalised_inline(rules), "inline"
         else:
             stored = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"profile": 1})
+            profile = for_situation((stored or {}).get("profile") or {}, situation)
             index = await self._index(user_id)
-            profile = (stored or {}).get("profile") or {}
             effective = from_profile(profile, index.artist_names, index.genre_names, index.named)
             source = "profile"
         named: dict[str, list[str]] = {}

@@ -15,7 +15,11 @@ DEFAULT_BUDGET: int = input_schema("memory.get_context")["properties"]["budget_t
 
 async def get_context(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
     return await service.context.get_context(
-        a["user_id"], a.get("budget_tokens", DEFAULT_BUDGET), a.get("focus"), a.get("detail", "summary")
+        a["user_id"],
+        a.get("budget_tokens", DEFAULT_BUDGET),
+        a.get("focus"),
+        a.get("detail", "summary"),
+        a.get("situation"),
     )
 
 

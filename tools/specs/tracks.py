@@ -22,7 +22,9 @@ async def confirm_track(service: MemoryService, a: dict[str, Any], caller: Princ
 
 
 async def check_playlist(service: MemoryService, a: dict[str, Any], caller: Principal) -> dict[str, Any]:
-    return await service.tracks.check_playlist(a["user_id"], a["track_ids"], a.get("rules"), a.get("cursor"))
+    return await service.tracks.check_playlist(
+        a["user_id"], a["track_ids"], a.get("rules"), a.get("cursor"), a.get("situation")
+    )
 
 
 TRACK_SPECS: list[ToolSpec] = [

@@ -1,0 +1,18 @@
+"""A plain reference model of RFC 7396 JSON Merge Patch, as the RFC's pseudo-code writes it (§2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def reference_merge(target: Any, patch: Any) -> Any:
+    """Objects merge key by key, null deletes a key, anything else replaces the target."""
+    if not isinstance(patch, dict):
+        return patch
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = reference_merge(result.get(key), value)
+    return result
