@@ -80,6 +80,8 @@ class CatalogIndex:
         self._postings: defaultdict[str, list[tuple[int, int]]] = defaultdict(list)  # word → (track, field)
         self.postings: dict[str, list[tuple[int, int]]] = {}
         self.by_id: dict[str, int] = {}
+        # Every track in its public shape: a rule check reads it here instead of copying it out of the store.
+        self.described: dict[str, dict[str, Any]] = {}
         # Folded names, to tell a profile's free-text avoid entry that names an artist or genre.
         self.artist_names: set[str] = set()
         self.genre_names: set[str] = set()
@@ -95,6 +97,7 @@ class CatalogIndex:
             i, track = len(self.tracks), known(raw)
             self.tracks.append(track)
             self.by_id[track.track_id] = i
+            self.described[track.track_id] = raw
             for code, found in track.fields.items():
                 for word in dict.fromkeys(found + list(track.joined.get(code, ()))):
                     self._postings[word].append((i, code))

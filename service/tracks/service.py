@@ -151,13 +151,15 @@ class TrackService:
                 "situation picks the profile's rules and inline rules replace them: give one or the other",
                 {"field": "situation"},
             )
-        known = await catalog.describe_tracks(self._db, user_id, track_ids)
         if rules is not None:
+            known = await catalog.describe_tracks(self._db, user_id, track_ids)
             effective, source = normalised_inline(rules), "inline"
         else:
             stored = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"profile": 1})
             profile = for_situation((stored or {}).get("profile") or {}, situation)
             index = await self._index(user_id)
+            # The analysed copy is exact after any write, and reading it costs no copy out of the store.
+            known = {t: index.described[t] for t in dict.fromkeys(track_ids) if t in index.described}
             effective = from_profile(profile, index.artist_names, index.genre_names, index.named)
             source = "profile"
         named: dict[str, list[str]] = {}
