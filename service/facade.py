@@ -49,9 +49,9 @@ class MemoryService:
         self._writer = writer
         self.search = SearchEngine(db, semantic=settings.semantic_search == "on")
         self.profiles = ProfileService(db, settings, self.search)
-        self.playlists = PlaylistService(db, settings, writer, reader, self.search)
-        self.moves = LedgerMoves(db, settings, writer, reader, self.search)
         self.tracks = TrackService(db, settings, self.search)
+        self.playlists = PlaylistService(db, settings, writer, reader, self.search, self.tracks)
+        self.moves = LedgerMoves(db, settings, writer, reader, self.search)
         self.insights = InsightService(db, settings)
         self.memories = MemoryStore(db, settings, self.search)
         self.controls = Controls(db, settings)

@@ -16,6 +16,7 @@ Memory is the system of record: never rely on reading a playlist back from the m
    ordered track_ids, intent_tags and seed_context (time window, inspiration, constraints).
 4. After every edit on the music service: memory_log_playlist_mutation (ADD_TRACKS, REMOVE_TRACKS,
    REORDER with the full order, UPDATE_META), with a client_event_id so retries are safe.
+   On both, pass check_rules: true (and situation, if one applies); fix what rule_report finds.
 5. Respect playlist_rules.max_tracks_per_artist (default 3) when selecting tracks; log exceptions the
    user asks for as a preference event.
 6. "What's in it now?" or read-back fails (403): memory_reconstruct_playlist (or memory_get_playlist).

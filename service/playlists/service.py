@@ -12,25 +12,35 @@ from service.ledger.reader import LedgerReader
 from service.ledger.records import PlaylistDetails
 from service.ledger.writer import LedgerWriter
 from service.limits import require_at_most
+from service.playlists.reports import RuleReports, split
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
 from service.storage.units import unit_of_work
 from service.tracks.naming import name_tracks
+from service.tracks.service import TrackService
 
 
 class PlaylistService:
     def __init__(
-        self, db: Database, settings: Settings, writer: LedgerWriter, reader: LedgerReader, search: SearchEngine
+        self,
+        db: Database,
+        settings: Settings,
+        writer: LedgerWriter,
+        reader: LedgerReader,
+        search: SearchEngine,
+        tracks: TrackService,
     ) -> None:
         self._db = db
         self.settings = settings
         self._writer = writer
         self._reader = reader
         self._search = search
+        self._reports = RuleReports(db, tracks)
 
     @unit_of_work
     async def create(self, arguments: dict[str, Any], created_at: datetime | None) -> dict[str, Any]:
+        arguments, extension = split(arguments)
         require_at_most(
             arguments.get("intent_tags", []), self.settings.max_intent_tags_bytes, "intent_tags", "intent_tags"
         )
@@ -38,6 +48,7 @@ class PlaylistService:
             arguments.get("seed_context", {}), self.settings.max_payload_bytes, "seed_context", "seed_context"
         )
         meta = {"name": arguments["name"], "intent_tags": arguments.get("intent_tags", [])}
+        situation = await self._reports.situation(arguments["user_id"], extension, meta["intent_tags"])
         if "description" in arguments:
             meta["description"] = arguments["description"]
         result = await self._writer.create(
@@ -51,10 +62,12 @@ class PlaylistService:
             request_hash(arguments),
         )
         self._search.playlist_created(arguments["user_id"], arguments, result["created_at"])
-        return result
+        return await self._reported(arguments, extension, situation, result)
 
     @unit_of_work
     async def mutate(self, arguments: dict[str, Any], timestamp: datetime | None) -> dict[str, Any]:
+        arguments, extension = split(arguments)
+        situation = await self._reports.situation(arguments["user_id"], extension, [])
         if arguments["type"] == "UPDATE_META" and isinstance(arguments["payload"], dict):
             require_at_most(
                 arguments["payload"].get("intent_tags", []),
@@ -74,7 +87,19 @@ class PlaylistService:
         await self._search.playlist_changed(
             arguments["user_id"], arguments["playlist_id"], arguments["type"], result["timestamp"]
         )
-        return result
+        return await self._reported(arguments, extension, situation, result)
+
+    async def _reported(
+        self, arguments: dict[str, Any], extension: dict[str, Any], situation: str | None, result: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The answer, with the rule report of the playlist as it stands now when asked for (a
+        retry's too: it reports the current contents, not those of the first answer)."""
+        if not extension.get("check_rules"):
+            return result
+        user_id = arguments["user_id"]
+        head, _ = await self._writer.open_head(user_id, arguments["playlist_id"], shared=True)
+        report = await self._reports.report(user_id, list(head["track_ids"]), situation)
+        return {**result, "rule_report": report}
 
     async def page(self, user_id: int, limit: int, cursor: str | None) -> dict[str, Any]:
         """One page of the listing, newest-updated first."""

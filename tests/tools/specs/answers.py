@@ -47,6 +47,22 @@ def _scripted(rows: int) -> dict[str, Any]:
     }
 
 
+def rule_report(rows: int) -> dict[str, Any]:
+    """A write's rule report (``check_rules``), its lists as long as they may be up to ``rows``."""
+    return {
+        "ok": False,
+        "situation": None,
+        "violations": [
+            {"rule": "no_duplicates", "track_ids": [track(i)], "message": "m", "suggestion": "s"}
+            for i in range(min(rows, 10))
+        ],
+        "violation_count": rows,
+        "unverified": ["breathers"] * min(rows, 7),
+        "unknown_tracks": [track(i) for i in range(min(rows, 50))],
+        "unknown_count": rows,
+    }
+
+
 # A PRD-valid result of each playlist, catalog, insight and operator tool with a described array,
 # its lists `rows` long.
 PLAYLIST_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
@@ -156,6 +172,20 @@ PLAYLIST_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         "track": {"track_id": track(0), "name": "n", "artists": [f"a{i}" for i in range(rows)]},
         "confirmations": 1,
         "confirmed_at": ISO,
+    },
+    "memory.log_playlist_create": lambda rows: {
+        "playlist_id": playlist(1),
+        "snapshot_id": str(uuid.UUID(int=1)),
+        "created_at": ISO,
+        "stored_track_count": rows,
+        "rule_report": rule_report(rows),
+    },
+    "memory.log_playlist_mutation": lambda rows: {
+        "event_id": str(uuid.UUID(int=2)),
+        "playlist_id": playlist(1),
+        "timestamp": ISO,
+        "new_snapshot_id": None,
+        "rule_report": rule_report(rows),
     },
     "memory.check_playlist": lambda rows: {
         "user_id": 1,

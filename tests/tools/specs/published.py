@@ -107,6 +107,8 @@ DESCRIBED_ARRAYS = {
         "rules/avoid_tracks",
         "rules/avoid_genres",
     ],
+    "memory.log_playlist_create": ["rule_report/violations", "rule_report/unverified", "rule_report/unknown_tracks"],
+    "memory.log_playlist_mutation": ["rule_report/violations", "rule_report/unverified", "rule_report/unknown_tracks"],
     "memory.get_playlist_timeline": ["points"],
     "memory.rotation_report": ["new", "staples"],
     "memory.feedback_summary": ["groups"],
