@@ -158,8 +158,12 @@ class TrackService:
             stored = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"profile": 1})
             profile = for_situation((stored or {}).get("profile") or {}, situation)
             index = await self._index(user_id)
-            # The analysed copy is exact after any write, and reading it costs no copy out of the store.
-            known = {t: index.described[t] for t in dict.fromkeys(track_ids) if t in index.described}
+            if self._db.engine == "embedded":
+                # This process is the store's only writer, so the analysed copy is exact after any
+                # write, and reading it costs no copy out of the store.
+                known = {t: index.described[t] for t in dict.fromkeys(track_ids) if t in index.described}
+            else:  # on MongoDB another process may have catalogued a track: ask the store
+                known = await catalog.describe_tracks(self._db, user_id, track_ids)
             effective = from_profile(profile, index.artist_names, index.genre_names, index.named)
             source = "profile"
         named: dict[str, list[str]] = {}
