@@ -97,7 +97,7 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
     }
 
 
-ALL_TOOLS = {*calls_for(ALICE), "ops_list_users"}
+ALL_TOOLS = {*calls_for(ALICE), "ops_list_users", "memory_enable_toolsets"}  # the last two name no user
 
 
 def _without_moment(export: dict[str, Any]) -> dict[str, Any]:

@@ -8,7 +8,6 @@ edit is followed by a reconstruction compared to the list this test computes its
 
 from __future__ import annotations
 
-import copy
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import pytest
 from service.settings import Settings
 from tests.support import playlist, track
 from tests.support.mcp_sessions import serving, sse_session, stdio_session, streamable_http_session
+from tests.support.merge_model import reference_merge
 from tests.support.server_process import assert_rederive_clean, http_get, running_server
 
 pytestmark = pytest.mark.slow
@@ -25,19 +25,6 @@ pytestmark = pytest.mark.slow
 USER = 1
 DRIVE = playlist(101)  # the upbeat one the user will later look for by vibe
 NIGHT = playlist(102)  # an unrelated one that must not match the vibe search
-
-
-def merge_patch(target: Any, patch: Any) -> Any:
-    """RFC 7396, written out here so the test does not trust the service's own merge."""
-    if not isinstance(patch, dict):
-        return copy.deepcopy(patch)
-    result = copy.deepcopy(target) if isinstance(target, dict) else {}
-    for key, value in patch.items():
-        if value is None:
-            result.pop(key, None)
-        else:
-            result[key] = merge_patch(result.get(key), value)
-    return result
 
 
 def add_tracks(tracks: list[str], payload: dict[str, Any]) -> list[str]:
@@ -102,7 +89,7 @@ async def test_playbook_flows_over_every_transport(settings: Settings, tmp_path:
                     "memory_update_profile",
                     {"user_id": USER, "patch": patch, "reason": f"User feedback: {said}", "source": "user"},
                 )
-                expected_profile = merge_patch(expected_profile, patch)
+                expected_profile = reference_merge(expected_profile, patch)
                 assert updated["profile"] == expected_profile
                 assert updated["version"] == version
             second_event = await call.ok(

@@ -76,7 +76,7 @@ class SessionToolsets:
         names = tuple(TOOLSETS) if "all" in wanted else tuple(wanted)
         after = before + tuple(name for name in names if name not in before)
         added = listed_names(after) - listed_names(before)
-        key = self._key(ctx)
+        key = self._key(ctx)  # never None here: the call pipeline has authenticated the caller
         if added and key is not None:
             kind, owner = key
             if kind == "caller":
@@ -89,10 +89,7 @@ class SessionToolsets:
                     owner.exit_stack.callback(self._sessions.pop, owner, None)  # type: ignore[attr-defined]
                 self._sessions[owner] = after
             await self._tell(ctx, modern=kind == "caller")
-        return {
-            "enabled": list(after if key is not None else before),
-            "added": sorted(self._wire_name(name) for name in added) if key is not None else [],
-        }
+        return {"enabled": list(after), "added": sorted(self._wire_name(name) for name in added)}
 
     async def _tell(self, ctx: ServerRequestContext[Any, Any], modern: bool) -> None:
         """Never raises: the listing changed whatever becomes of the news."""
