@@ -11,7 +11,7 @@ from typing import Any
 
 from service.profiles.situations import defined, for_situation
 from service.storage.database import Database
-from service.tracks.findings import LISTS, page
+from service.tracks.findings import first_page_head
 from service.tracks.service import TrackService
 
 EXTENSION = ("check_rules", "situation")
@@ -60,17 +60,15 @@ class RuleReports:
         cut shorter (without the cursor: nothing pages a report)."""
         profile = setting.profile if setting.profile is not None else await self._profile(user_id)
         run, rules = await self._tracks.run_profile_rules(user_id, track_ids, for_situation(profile, setting.situation))
-        checked, _ = page(run.lists(), rules, dict.fromkeys(LISTS, 0))
+        shown = first_page_head(run.lists(), rules, LISTED_VIOLATIONS)
         return {
-            "ok": checked["ok"],
+            "ok": not run.violations and not run.unverified,
             "situation": setting.situation,
-            "violations": [
-                {**v, "track_ids": v["track_ids"][:LISTED_IDS]} for v in checked["violations"][:LISTED_VIOLATIONS]
-            ],
-            "violation_count": checked["violation_count"],
-            "unverified": sorted({u["rule"] for u in checked["unverified"]}),
-            "unknown_tracks": checked["unknown_tracks"][:LISTED_UNKNOWN],
-            "unknown_count": checked["unknown_count"],
+            "violations": [{**v, "track_ids": v["track_ids"][:LISTED_IDS]} for v in shown["violations"]],
+            "violation_count": len(run.violations),
+            "unverified": sorted({u["rule"] for u in shown["unverified"]}),
+            "unknown_tracks": shown["unknown_tracks"][:LISTED_UNKNOWN],
+            "unknown_count": len(run.unknown),
         }
 
     async def _profile(self, user_id: int) -> dict[str, Any]:

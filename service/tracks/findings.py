@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, overload
 
 from service.limits import json_bytes
-from service.paging import PAGE_BYTES, shares
+from service.paging import PAGE_BYTES, fitting, shares
 
 MAX_VIOLATIONS = 50  # per page
 LISTS = ("violations", "unverified", "unknown_tracks")
@@ -78,6 +78,22 @@ def page(
         "rules": rules,
     }
     return answer, after
+
+
+def first_page_head(lists: Mapping[str, Sequence[Any]], rules: dict[str, Any], most: int) -> dict[str, list[Any]]:
+    """Each list as the first ``page`` shows it, the violations cut to ``most`` (at most
+    ``MAX_VIOLATIONS``), writing out no more violations than that when it can: a page's first
+    round gives each list with items an equal share, and when the other lists end within theirs
+    and the first ``most`` violations fit in their own, the second round only adds violations."""
+    violations = lists["violations"]
+    others = [k for k in LISTS if k != "violations" and lists[k]]
+    if len(violations) > most:
+        first = list(violations[:most])
+        share = max(0, PAGE_BYTES - json_bytes(rules) - sum(json_bytes([]) for _ in lists)) // (1 + len(others))
+        if fitting(first, share) == most and all(fitting(lists[k], share) == len(lists[k]) for k in others):
+            return {"violations": first, **{k: list(lists[k]) for k in LISTS if k != "violations"}}
+    answer, _ = page(lists, rules, dict.fromkeys(LISTS, 0))
+    return {k: answer[k][:most] if k == "violations" else answer[k] for k in LISTS}
 
 
 def request_digest(track_ids: list[str], rules: dict[str, Any]) -> str:

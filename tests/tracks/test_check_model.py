@@ -230,6 +230,14 @@ async def compare(call: Caller, catalog: list[Track], profile: dict[str, Any], p
         more = await call("memory_check_playlist", {**arguments, "cursor": got[-1]["next_cursor"]})
         got.append(assert_valid_success("memory.check_playlist", more))
     assert [{k: v for k, v in page.items() if k not in ("user_id", "rules_source")} for page in got] == want
+    # The same rules given inline: the catalog is read from the store (as on MongoDB), not the analysed copy.
+    rules = {
+        k: {b: n for b, n in v.items() if n is not None} if k == "target_duration_minutes" else v  # no null bound
+        for k, v in first["rules"].items()
+    }
+    inline = {**arguments, "rules": rules}
+    given = assert_valid_success("memory.check_playlist", await call("memory_check_playlist", inline))
+    assert given["rules_source"] == "inline" and {**given, "rules_source": "profile"} == first
     created = await call(
         "memory_log_playlist_create",
         {"user_id": user, "playlist_id": "modelled0000000001", "name": "x", "track_ids": playlist, "check_rules": True},
@@ -285,7 +293,8 @@ async def test_the_check_and_the_report_are_the_models(settings: Settings, case:
 
 
 async def test_long_playlists_page_as_the_model_does(settings: Settings) -> None:
-    """Hundreds of violations over several pages, with and without a track listed twice."""
+    """Hundreds of violations over several pages: with a track listed twice, and with hundreds of
+    unknown tracks as well."""
     rng = random.Random(5)
     artists = [f"Artist {k}" for k in range(150)] + ARTISTS
     catalog = [
@@ -308,3 +317,5 @@ async def test_long_playlists_page_as_the_model_does(settings: Settings) -> None
     async with connected(settings) as call:
         assert await compare(call, catalog, profile, ids[:500]) > 2
         assert await compare(call, catalog, profile, [*ids[:400], ids[7], track(9999), *ids[400:]]) > 2
+        # Unknown tracks enough to share the first page with the violations.
+        assert await compare(call, catalog, profile, [*ids[:300], *(track(20_000 + k) for k in range(400))]) > 2
