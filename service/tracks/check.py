@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Sequence
-from functools import cached_property, partial
+from functools import partial
 from itertools import chain, repeat
 from typing import Any
 
@@ -19,7 +19,8 @@ from service.errors import InvalidArgument
 from service.paging import decode_cursor, encode_cursor, offset_of
 from service.tracks.facts import TrackFacts
 from service.tracks.facts import folded as _folded
-from service.tracks.findings import LISTS, Found, page, request_digest
+from service.tracks.findings import LISTS, FirstNamed, Found, page, request_digest
+from service.tracks.standing import Standing
 
 MAX_LISTED_IDS = 50  # per violation: the answer stays small whatever the playlist's length
 
@@ -32,19 +33,11 @@ def _violation(rule: str, track_ids: list[str], message: str, suggestion: str) -
     return {"rule": rule, "track_ids": _ids(track_ids), "message": message, "suggestion": suggestion}
 
 
-class Check:
+class Check(Standing):
+    """The rules, each a method adding what it finds; ``run_rules`` calls those a rule set names."""
+
     def __init__(self, track_ids: list[str], known: dict[str, dict[str, Any]], facts: TrackFacts | None = None) -> None:
-        """``known``: the catalog's descriptions of (at least) the playlist's known tracks; ``facts``:
-        what the rules read of them, when the caller keeps it with the catalog."""
-        self.track_ids = track_ids
-        self.known = known
-        self.facts = (
-            facts if facts is not None else TrackFacts(known[t] for t in dict.fromkeys(track_ids) if t in known)
-        )
-        self.position = dict(zip(track_ids, range(len(track_ids))))  # a track's last position
-        self.once = len(self.position) == len(track_ids)  # no track twice
-        fully_known = known.keys() >= self.position.keys()
-        self.unknown = [] if fully_known else [t for t in dict.fromkeys(track_ids) if t not in known]
+        super().__init__(track_ids, known, facts)
         self.violations = Found()
         self.unverified: list[dict[str, Any]] = []
 
@@ -54,24 +47,6 @@ class Check:
     def lists(self) -> dict[str, Sequence[Any]]:
         """What an answer pages: each of ``findings.LISTS``."""
         return {"violations": self.violations, "unverified": self.unverified, "unknown_tracks": self.unknown}
-
-    @cached_property
-    def first_position(self) -> dict[str, int]:
-        """Each track's first position in the playlist."""
-        if self.once:
-            return self.position
-        n = len(self.track_ids)
-        return dict(zip(reversed(self.track_ids), range(n - 1, -1, -1), strict=True))
-
-    def in_order(self, ids: list[str]) -> list[str]:
-        """Every occurrence in the playlist of the tracks ``ids`` names, in playlist order; a track
-        listed k times in ``ids`` k times per occurrence (a track two of whose artists fold alike
-        counts twice for that artist)."""
-        if self.once:  # sort the few found by position
-            at = self.position
-            return sorted((t for t in ids if t in at), key=at.__getitem__)
-        times = Counter(ids)
-        return [t for t in self.track_ids if t in times for _ in range(times[t])]
 
     def cannot_verify(self, rule: str, track_ids: list[str], what: str) -> None:
         if track_ids:
@@ -101,9 +76,18 @@ class Check:
         return spelled
 
     def max_tracks_per_artist(self, limit: int) -> None:
-        # Counted in the order artists first appear; each over the limit written out when read.
-        counts = Counter(chain.from_iterable(map(self._keys("artists"), self.track_ids, repeat(()))))
-        self.violations.add_unwritten(partial(self._too_many, limit), [k for k, n in counts.items() if n > limit])
+        # Each artist over the limit is written out when read, in the order the playlist first names them.
+        over: Sequence[str]
+        if self.left_out is None:  # counted over the playlist, in that order
+            counts = Counter(chain.from_iterable(map(self._keys("artists"), self.track_ids, repeat(()))))
+            over = [k for k, n in counts.items() if n > limit]
+        else:  # what the catalog holds less what the playlist leaves out; ordered only as far as read
+            holders = self.facts.holders["artists"]
+            missed = Counter(chain.from_iterable(map(self.facts.keys["artists"].__getitem__, self.left_out)))
+            crowded = set(self.facts.crowded(limit))
+            crowded.difference_update(k for k, n in missed.items() if len(holders[k]) - n <= limit)
+            over = FirstNamed(self.track_ids, self._keys("artists"), crowded)
+        self.violations.add_unwritten(partial(self._too_many, limit), over)
         self.cannot_verify("max_tracks_per_artist", self.unknown, "not in the catalog: their artists are unknown")
 
     def _too_many(self, limit: int, key: str) -> dict[str, Any]:
@@ -117,11 +101,17 @@ class Check:
         )
 
     def target_duration(self, low: float | None, high: float | None) -> None:
-        minutes = sum(map(self.facts.duration_ms.get, self.track_ids, repeat(0))) / 60000
+        durations = self.facts.duration_ms
+        total = self.facts.total_ms
+        if self.left_out is not None and type(total) is int:  # whole numbers: any order sums the same
+            total -= sum(map(durations.__getitem__, self.left_out))
+        else:
+            total = sum(map(durations.get, self.track_ids, repeat(0)))
+        minutes = total / 60000
         without = self.facts.without_duration
         unread = (
             [t for t in dict.fromkeys(self.track_ids) if t not in self.known or t in without]
-            if self.unknown or not without.isdisjoint(self.position)
+            if self.unknown or any(t in self.position for t in without)
             else []
         )
         span = f"{low if low is not None else 0:g}–{high:g}" if high is not None else f"at least {low:g}"

@@ -29,7 +29,10 @@ class TrackFacts:
         self.duration_ms: dict[str, Any] = {}  # 0 where the catalog knows none, as a sum counts it
         self.without_duration: set[str] = set()
         self.energy: dict[str, Any] = {}  # None where the catalog knows none
+        # Derived from all of the above, dropped by ``add``.
         self._low: dict[float, frozenset[str]] = {}
+        self._crowded: dict[int, frozenset[str]] = {}
+        self._total_ms: Any = None
         for track in tracks:
             self.add(track)
 
@@ -46,6 +49,8 @@ class TrackFacts:
             self.without_duration.add(track_id)
         self.energy[track_id] = track.get("energy")
         self._low.clear()
+        self._crowded.clear()
+        self._total_ms = None
 
     def low(self, max_energy: float) -> frozenset[str]:
         """The tracks with a known energy of at most ``max_energy`` (breathers)."""
@@ -55,3 +60,19 @@ class TrackFacts:
                 t for t, energy in self.energy.items() if energy is not None and energy <= max_energy
             )
         return found
+
+    def crowded(self, limit: int) -> frozenset[str]:
+        """The artists holding more than ``limit`` tracks: the only ones a playlist that lists each
+        track once can hold too many of."""
+        found = self._crowded.get(limit)
+        if found is None:
+            found = frozenset(k for k, held in self.holders["artists"].items() if len(held) > limit)
+            self._crowded[limit] = found
+        return found
+
+    @property
+    def total_ms(self) -> Any:
+        """The catalog's duration, unknown ones counted as 0 (whole milliseconds: exact in any order)."""
+        if self._total_ms is None:
+            self._total_ms = sum(self.duration_ms.values())
+        return self._total_ms

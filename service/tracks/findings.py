@@ -29,12 +29,12 @@ class Found(Sequence[Violation]):
         self._items: list[Violation | None] = []  # None: not written yet
         # Where each run of unwritten violations starts, what writes one, and what it is written of.
         self._starts: list[int] = []
-        self._runs: list[tuple[Callable[[Any], Violation], list[Any]]] = []
+        self._runs: list[tuple[Callable[[Any], Violation], Sequence[Any]]] = []
 
     def append(self, violation: Violation) -> None:
         self._items.append(violation)
 
-    def add_unwritten(self, write: Callable[[Any], Violation], of: list[Any]) -> None:
+    def add_unwritten(self, write: Callable[[Any], Violation], of: Sequence[Any]) -> None:
         """One violation for each of ``of``, ``write(item)`` when read (a few objects for any number)."""
         if of:
             self._starts.append(len(self._items))
@@ -60,6 +60,38 @@ class Found(Sequence[Violation]):
             write, of = self._runs[run]
             item = self._items[i] = write(of[i - self._starts[run]])
         return item
+
+
+class FirstNamed(Sequence[str]):
+    """The keys of ``wanted`` in the order a playlist first names them (a track's keys in their
+    order), found by walking the playlist only as far as the keys read so far need."""
+
+    def __init__(
+        self, track_ids: list[str], keys_of: Callable[[str, tuple[str, ...]], tuple[str, ...]], wanted: set[str]
+    ) -> None:
+        self._tracks = iter(track_ids)
+        self._keys_of = keys_of
+        self._left = set(wanted)
+        self._found: list[str] = []
+        self._count = len(wanted)
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, at: int) -> str: ...
+    @overload
+    def __getitem__(self, at: slice) -> list[str]: ...
+    def __getitem__(self, at: int | slice) -> str | list[str]:
+        if isinstance(at, slice):
+            return [self[i] for i in range(*at.indices(self._count))]
+        at = range(self._count)[at]
+        while len(self._found) <= at:
+            for key in self._keys_of(next(self._tracks), ()):
+                if key in self._left:
+                    self._left.discard(key)
+                    self._found.append(key)
+        return self._found[at]
 
 
 def page(
