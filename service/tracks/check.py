@@ -162,22 +162,25 @@ class Check(Standing):
         )
 
     def _avoid_named(self, rule: str, field: str, avoided: list[str], said: str, suggestion: str) -> None:
-        """Tracks whose catalog ``field`` (artists, genres) names an avoided one, folded."""
+        """Tracks whose catalog ``field`` (artists, genres) names an avoided one, folded; in the order
+        the playlist first names each, each written out when read."""
         names = {_folded(a): a for a in avoided}
-        holders = self.facts.holders[field]
-        hits = {key: found for key in names if key in holders and (found := self.in_order(holders[key]))}
-        keys = self._keys(field)
-
-        def first_hit(key: str) -> tuple[int, int]:  # where the playlist first names it: position, then value
-            track_id = hits[key][0]
-            return self.first_position[track_id], keys(track_id, ()).index(key)
-
-        for key in sorted(hits, key=first_hit):
-            found = hits[key]
-            self.violate(
-                rule, found, f"{len(set(found))} track(s) {said.format(names[key])}", suggestion.format(names[key])
-            )
+        holders, at, keys = self.facts.holders[field], self.first_position, self._keys(field)
+        first: dict[str, tuple[int, int]] = {}  # where the playlist first names it: position, then value
+        for key in names.keys() & holders.keys():
+            if held := list(filter(at.__contains__, holders[key])):
+                p = min(map(at.__getitem__, held))
+                first[key] = (p, keys(self.track_ids[p], ()).index(key))
+        written = partial(self._avoided, rule, field, said, suggestion, names)
+        self.violations.add_unwritten(written, sorted(first, key=first.__getitem__))
         self.cannot_verify(rule, self.unknown, f"not in the catalog: their {field} are unknown")
+
+    def _avoided(
+        self, rule: str, field: str, said: str, suggestion: str, names: dict[str, str], key: str
+    ) -> dict[str, Any]:
+        found = self.in_order(self.facts.holders[field][key])
+        name = names[key]
+        return _violation(rule, found, f"{len(set(found))} track(s) {said.format(name)}", suggestion.format(name))
 
     def breathers(self, max_energy: float) -> None:
         n = len(self.track_ids)
