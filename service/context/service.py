@@ -107,7 +107,7 @@ class ContextService:
         situation: str | None = None,
     ) -> dict[str, Any]:
         drops = self._drops.get(user_id, 0)
-        found, opening = await self._gather(user_id, situation)
+        found, opening = await self._gather(user_id, situation, focus)
         focus_terms = focus_terms_of(focus)
         events = await self._events(user_id)
         orders: dict[str, Order]
@@ -179,13 +179,16 @@ class ContextService:
         self._kept.keep(user_id, events, generation)
         return events
 
-    async def _gather(self, user_id: int, situation: str | None) -> tuple[Gathered, str | None]:
-        """What the block can say, and its first line (the situation it is built for, if any)."""
+    async def _gather(self, user_id: int, situation: str | None, focus: str | None) -> tuple[Gathered, str | None]:
+        """What the block can say, and its first line (the situation it is built for, if any); a
+        sensitive memory only when ``focus`` names it."""
         found = Gathered()
         view, opening = situated(await self._profiles.get(user_id), situation)
         gather.profile_candidates(view, found)
         for memory_type in ("insight", "feedback"):
-            rows = await self._memories.query(user_id, None, None, memory_type, None, None, gather.MEMORIES_READ)
+            rows = await self._memories.query(
+                user_id, None, None, memory_type, None, None, gather.MEMORIES_READ, naming=focus
+            )
             gather.memory_candidates(rows["memories"], found)
         await self._writer.settle(user_id)  # as get_playlists: heads a failed write left behind, rolled forward
         await gather.playlist_candidates(self._db, user_id, found)

@@ -32,6 +32,7 @@ MEMORY_FIELDS = {
     "summary": 1,
     "importance": 1,
     "timestamp": 1,
+    "sensitive": 1,
 }
 MAX_WEIGHT = NAME
 
@@ -149,4 +150,6 @@ def memory_entry(memory: dict[str, Any]) -> Entry:
         "importance": memory["importance"],
         "timestamp": memory["timestamp"],
     }
+    if memory.get("sensitive"):  # found only by a query that names it (``engine.SearchEngine.search``)
+        metadata["sensitive"] = True
     return Entry("memory", memory["memory_id"], fields, metadata)
