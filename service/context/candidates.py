@@ -18,8 +18,8 @@ from typing import Any
 
 from service.context.quoting import quote, quote_value
 from service.profiles.choices import Standing
-from service.profiles.opinions import SUBJECT_FIELDS
 from service.text.analysis import terms
+from service.text.sensitive import SUBJECT_FIELDS
 from service.timeutil import as_utc
 
 SECTIONS = ("prefer", "avoid", "rules", "playlists", "followups")

@@ -112,8 +112,10 @@ class ContextService:
         events = await self._events(user_id)
         orders: dict[str, Order]
         gone: Sequence[tuple[Candidate, str]]
-        if events is None:  # nothing kept between calls (MongoDB): every event read, as gathered
-            await gather.event_candidates(self._db, user_id, found)
+        # Nothing kept between calls (MongoDB), or events kept out of sight, which a focus may name:
+        # every event read, as gathered.
+        if events is None or events.sensitive:
+            await gather.event_candidates(self._db, user_id, found, focus)
             await gather.choice_candidates(self._db, user_id, found)
             orders, gone, gone_counts = _read_whole(found, focus_terms)
         else:
@@ -184,7 +186,7 @@ class ContextService:
         sensitive memory only when ``focus`` names it."""
         found = Gathered()
         view, opening = situated(await self._profiles.get(user_id), situation)
-        gather.profile_candidates(view, found)
+        gather.profile_candidates(view, found, focus)
         for memory_type in ("insight", "feedback"):
             rows = await self._memories.query(
                 user_id, None, None, memory_type, None, None, gather.MEMORIES_READ, naming=focus

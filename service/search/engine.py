@@ -229,12 +229,12 @@ class SearchEngine:
 
     # -- queries ----------------------------------------------------------------------------------
     async def search(self, user_id: int, query: str, limit: int, detail: str = "lean") -> list[SearchHit]:
-        """The best hits; a sensitive memory only when the query names one of its entities, so it
-        never comes back for words that merely mean something close."""
+        """The best hits; what is kept out of sight (a sensitive memory, event or profile field) only
+        when the query names it, so it never comes back for words that merely mean something close."""
         return [
             hit
             for hit, entry in await self._ranked(user_id, query, limit, detail)
-            if not entry.metadata.get("sensitive") or names_any(entry.metadata["entities"], text=query)
+            if entry.hidden_unless is None or names_any(entry.hidden_unless, text=query)
         ]
 
     async def _ranked(self, user_id: int, query: str, limit: int, detail: str) -> list[tuple[SearchHit, Entry]]:

@@ -158,6 +158,40 @@ MEMORY_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         ],
     },
     "memory.inspect": lambda rows: {
+        "out_of_sight": {
+            "memories": [
+                {
+                    "memory_id": MEMORY_ID,
+                    "timestamp": ISO,
+                    "type": "insight",
+                    "entities": ["e"],
+                    "summary": "s",
+                    "importance": 9,
+                    "days_ago": i,
+                    "fuzzy": False,
+                    "seen_count": 1,
+                    "metadata": {},
+                    "score": 1.0,
+                    "sensitive": True,
+                }
+                for i in range(min(rows, 20))
+            ],
+            "memory_count": rows,
+            "events": [
+                {
+                    "event_id": str(i),
+                    "type": "like",
+                    "subjects": ["s"],
+                    "said": None,
+                    "source": "user",
+                    "timestamp": ISO,
+                }
+                for i in range(min(rows, 20))
+            ],
+            "event_count": rows,
+            "fields": [f"/f/{i}" for i in range(min(rows, 20))],
+            "field_count": rows,
+        },
         "user_id": 1,
         "enabled": True,
         "paused_until": None,

@@ -125,5 +125,8 @@ DESCRIBED_ARRAYS = {
         "last_context/diagnostics/kept",
         "last_context/diagnostics/dropped",
         "profile_fields",
+        "out_of_sight/memories",
+        "out_of_sight/events",
+        "out_of_sight/fields",
     ],
 }
