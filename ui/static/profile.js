@@ -2,7 +2,7 @@
 import { callAllPages, callTool } from "./api.js";
 import { confirmed } from "./confirm.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
-import { pathWords } from "./words.js";
+import { pathWords, sensitiveMark } from "./words.js";
 
 export function memoryOff(view, title) {
   replace(view.main, h("h1", {}, title),
@@ -52,6 +52,7 @@ function fieldRow(view, field) {
     h("div", { class: "row" },
       h("span", { class: "path", "data-testid": "field-path", title: field.path }, pathWords(field.path)),
       h("span", { class: "value", "data-testid": "field-value" }, shown(field.value)),
+      sensitiveMark(field),
       h("span", { class: "spacer" }), forget),
     setBy(field), evidence(view, field));
 }

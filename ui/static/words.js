@@ -1,5 +1,6 @@
 // The service's internal names in the person's words: profile paths (JSON Pointers), ledger change
 // types, context sections and reasons. Anything not listed falls back to its name with spaces.
+import { h } from "./dom.js";
 
 const CHANGES = {
   CREATE: "Created", FORK: "Copied from another playlist", ADD_TRACKS: "Added tracks",
@@ -57,4 +58,12 @@ export function leftOutWords(reason) {
 /** A search hit's kind ("preference_event") → a label. */
 export function kindWords(kind) {
   return KINDS[kind] || spaced(kind);
+}
+
+/** A mark on what the person asked to keep out of sight (a memory, a profile field); null otherwise. */
+export function sensitiveMark(item) {
+  return item.sensitive
+    ? h("span", { class: "kind sensitive", "data-testid": "sensitive-mark",
+      title: "Kept out of sight: the assistant sees it only when you name it" }, "kept out of sight")
+    : null;
 }
