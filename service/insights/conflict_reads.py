@@ -47,7 +47,7 @@ def _text(event: dict[str, Any], name: str) -> str:
     said = event["payload"].get("raw_text")
     if isinstance(said, str) and said.strip():
         return said.strip()[:TEXT_CHARS]
-    return f"{event['type']}: {name}"[:TEXT_CHARS]
+    return f"{'Dislikes' if event['type'] == 'dislike' else 'Likes'} {name}"[:TEXT_CHARS]
 
 
 async def opinions_in_force(db: Database, user_id: int) -> list[Opinion]:
@@ -67,7 +67,9 @@ async def opinions_in_force(db: Database, user_id: int) -> list[Opinion]:
         name = single_subject(newest["payload"])
         assert name is not None
         opinions.append(
-            Opinion(newest["type"], subject, name[1], as_utc(newest["timestamp"]), tuple(said[:run]), _text(newest, name[1]))
+            Opinion(
+                newest["type"], subject, name[1], as_utc(newest["timestamp"]), tuple(said[:run]), _text(newest, name[1])
+            )
         )
     return opinions
 

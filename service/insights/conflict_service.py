@@ -1,20 +1,13 @@
-"""``memory_list_conflicts`` and ``memory_resolve_conflict``: stated versus played, for the person
-to settle.
-
-Open conflicts are derived at each read (``conflicts.detect``); nothing is stored for them. A
-resolution is an ordinary preference event written through the facade's own write path (source
+"""``memory_list_conflicts`` and ``memory_resolve_conflict``: stated versus played, for the person to
+settle. Open conflicts are derived at each read (``conflicts.detect``); nothing is stored for them.
+A resolution is an ordinary preference event written through the facade's own append path (source
 "user", naming the subject, its payload's ``conflict`` saying which and how), so supersession,
 provenance, audit, search, export, import, delete, forget and rederive see it as any event:
-
-* ``keep_statement``: the same opinion said again (it supersedes the old one);
-* ``update_preference``: the opposite opinion (a like for a disliked subject, a dislike for a liked
-  one), which supersedes the stated one;
-* ``dismiss``: a note.
-
-Every resolution spends the evidence up to its moment: the conflict of that kind and subject stays
-closed until new evidence crosses the threshold again (plays after it; or 180 more days unplayed).
-Forgetting the resolution event reopens it.
-"""
+``keep_statement`` says the same opinion again, ``update_preference`` the opposite one (a like for
+a disliked subject, a dislike for a liked one), both superseding the stated one; ``dismiss`` is a
+note. Every resolution spends the evidence up to its moment: the conflict stays closed until new
+evidence crosses the threshold again (plays after it, or 180 more days unplayed); forgetting the
+resolution event reopens it."""
 
 from __future__ import annotations
 
@@ -46,9 +39,15 @@ SOURCE = "user"
 NOT_FOUND = "no open conflict with this id for this user; call memory_list_conflicts"
 # (kind, resolution) -> (event type, how the event says it)
 OUTCOMES: dict[tuple[str, str], tuple[str, str]] = {
-    (PLAYED_DESPITE_DISLIKE, "keep_statement"): ("dislike", "Still dislikes {name}, though played {count} times in {days} days"),
+    (PLAYED_DESPITE_DISLIKE, "keep_statement"): (
+        "dislike",
+        "Still dislikes {name}, though played {count} times in {days} days",
+    ),
     (PLAYED_DESPITE_DISLIKE, "update_preference"): ("like", "Now likes {name}: played {count} times in {days} days"),
-    (PLAYED_DESPITE_DISLIKE, "dismiss"): ("note", "Set aside: dislikes {name} but played it {count} times in {days} days"),
+    (PLAYED_DESPITE_DISLIKE, "dismiss"): (
+        "note",
+        "Set aside: dislikes {name} but played it {count} times in {days} days",
+    ),
     (LIKED_BUT_UNPLAYED, "keep_statement"): ("like", "Still likes {name}, though not played in {days} days"),
     (LIKED_BUT_UNPLAYED, "update_preference"): ("dislike", "No longer into {name}: not played in {days} days"),
     (LIKED_BUT_UNPLAYED, "dismiss"): ("note", "Set aside: likes {name} but has not played it in {days} days"),
@@ -154,7 +153,9 @@ class ConflictService:
                 {"field": "resolution", "reason": "already_resolved", "resolution": recorded},
             )
         at = as_utc(event["timestamp"])
-        return _answer(user_id, cid, str(event["_id"]), event["type"], event["payload"], at, event.get("source", SOURCE))
+        return _answer(
+            user_id, cid, str(event["_id"]), event["type"], event["payload"], at, event.get("source", SOURCE)
+        )
 
 
 def _answer(

@@ -1,6 +1,5 @@
-"""Stated versus played: where what a person said (a like or dislike in force) and what they played
-drift apart. A pure function of the opinions, the settlements and the plays, so the thresholds are
-testable on their own (the reads are in ``conflict_reads``):
+"""Stated versus played: where a like or dislike in force and the plays drift apart. A pure function
+of the opinions, settlements and plays, so the thresholds are testable alone (reads: ``conflict_reads``):
 
 * ``played_despite_dislike``: a dislike in force of one artist or one genre, and at least
   ``DISLIKE_PLAYS`` plays of it within the last ``DISLIKE_DAYS`` days: ``now - 30 days <= played_at
@@ -81,11 +80,7 @@ def in_window(moment: datetime, now: datetime, days: int) -> bool:
 
 
 def detect(
-    opinions: list[Opinion],
-    plays: list[Play],
-    logged: int,
-    settled: dict[tuple[str, Subject], Settled],
-    now: datetime,
+    opinions: list[Opinion], plays: list[Play], logged: int, settled: dict[tuple[str, Subject], Settled], now: datetime
 ) -> list[Found]:
     """The open conflicts, played_despite_dislike first (most plays first), then liked_but_unplayed
     (longest unplayed first); ``logged`` is how many plays the user has in total (any count at

@@ -269,7 +269,9 @@ async def live_baseline(call: Any, prd_name: str) -> dict[str, Any]:
 
 async def open_conflict(call: Any, user_id: int = 1) -> str:
     """The id of a real stated-versus-played conflict: a dislike, then five plays of it today."""
-    await call.ok("memory_append_preference_event", {"user_id": user_id, "type": "dislike", "payload": {"artist": "Polka"}})
+    await call.ok(
+        "memory_append_preference_event", {"user_id": user_id, "type": "dislike", "payload": {"artist": "Polka"}}
+    )
     now = datetime.now(UTC).replace(microsecond=0)
     plays = [{"artist": "polka", "played_at": (now - timedelta(hours=h)).isoformat()} for h in range(5)]
     await call.ok("memory_log_plays", {"user_id": user_id, "plays": plays})
