@@ -131,6 +131,23 @@ MEMORY_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
             "context": "c",
         },
     },
+    "memory.list_conflicts": lambda rows: {
+        "user_id": 1,
+        "as_of": ISO,
+        "conflicts": [
+            {
+                "conflict_id": f"cf_{i}",
+                "kind": "played_despite_dislike",
+                "subject": {"artist": "a"},
+                "stated": {"event_ids": [str(uuid.UUID(int=i + 1))], "text": "t", "at": ISO},
+                "played": {"count": 5, "days": 30, "examples": [{"artist": "a", "track": None, "played_at": ISO}]},
+                "detected_at": ISO,
+            }
+            for i in range(rows)
+        ],
+        "total": rows,
+        "next_cursor": None,
+    },
     "memory.explain": lambda rows: {
         "user_id": 1,
         "path": "/likes/0",

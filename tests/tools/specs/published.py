@@ -119,6 +119,7 @@ DESCRIBED_ARRAYS = {
     "memory.get_context": ["diagnostics/sections", "diagnostics/kept", "diagnostics/dropped"],
     "memory.record_choice": ["payload/choice/dimensions"],
     "memory.explain": ["set_by", "evidence"],
+    "memory.list_conflicts": ["conflicts"],
     "memory.enable_toolsets": ["enabled", "added"],
     "memory.inspect": [
         "last_context/diagnostics/sections",
