@@ -1,6 +1,5 @@
 """The memory block for the prompt (``memory_get_context``): Prefer / Avoid / Rules / Recent
-playlists / Open follow-ups / Resting (only under a rest rule), most important and newest first,
-within a token budget.
+playlists / Open follow-ups / Resting (under a rest rule), most important and newest first, in a budget.
 
 ``gather`` reads the user's records through the service's readers, ``rank`` leaves superseded
 likes and dislikes out and orders each section (``focus`` first), ``render`` fits the block to the

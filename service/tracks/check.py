@@ -35,7 +35,7 @@ def _n(count: int, word: str) -> str:
 
 
 def _shown(track_id: str, track: dict[str, Any] | None) -> str:
-    """"Title – Artist" from the catalog; the id when the catalog does not know the track."""
+    """ "Title – Artist" from the catalog; the id when the catalog does not know the track."""
     if not track or not track.get("name"):
         return track_id
     artists = track.get("artists") or []

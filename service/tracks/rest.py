@@ -37,19 +37,15 @@ class Rest:
         return now - timedelta(days=self.days), now
 
 
-def _whole(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def rest_of(value: Any) -> Rest | None:
     """``{max_plays: integer ≥ 1, days: integer 1..3650}`` as a rule; anything else is no rule (the
     profile is free-form: an ill-typed entry is left to the assistant, as free text is)."""
     if not isinstance(value, dict):
         return None
     plays, days = value.get("max_plays"), value.get("days")
-    if not (_whole(plays) and _whole(days) and plays >= 1 and 1 <= days <= MAX_DAYS):
+    if not isinstance(plays, int) or not isinstance(days, int) or isinstance(plays, bool) or isinstance(days, bool):
         return None
-    return Rest(plays, days)
+    return Rest(plays, days) if plays >= 1 and 1 <= days <= MAX_DAYS else None
 
 
 def name_keys(track: dict[str, Any]) -> list[NameKey]:
@@ -76,8 +72,8 @@ async def counts_for(
         if play.get("track_id"):
             if play["track_id"] in wanted:
                 counts[play["track_id"]] += 1
-        elif (key := _play_key(play)) is not None:
-            counts.update(by_name.get(key, ()))
+        elif (named := _play_key(play)) is not None:
+            counts.update(by_name.get(named, ()))
     return counts
 
 
@@ -103,7 +99,9 @@ async def most_played(db: Database, user_id: int, rest: Rest) -> list[Played]:
     by_name: dict[NameKey, Played] = {}
     async for play in plays_between(db, user_id, *rest.window()):
         if play.get("track_id"):
-            found = by_id.setdefault(play["track_id"], Played(play["track_id"], play.get("track") or "", play["artist"], 0))
+            found = by_id.setdefault(
+                play["track_id"], Played(play["track_id"], play.get("track") or "", play["artist"], 0)
+            )
             found.title = found.title or play.get("track") or ""
         elif (key := _play_key(play)) is not None:
             found = by_name.setdefault(key, Played(None, play["track"], play["artist"], 0))

@@ -24,8 +24,8 @@ from service.tracks import catalog, choices
 from service.tracks.check import check
 from service.tracks.index import CatalogIndex, Known
 from service.tracks.liked import liked_by_name
-from service.tracks.rest import Rest, counts_for
 from service.tracks.resolver import resolve
+from service.tracks.rest import Rest, counts_for
 from service.tracks.rule_set import from_profile, normalised_inline
 from service.tracks.signals import Signals, signals_of
 from service.users import stats as user_stats
@@ -173,7 +173,9 @@ class TrackService:
         if effective.get("avoid_tracks"):  # an entry that names tracks of this user's catalog avoids them
             index = await self._index(user_id)
             named = {e: ids for e in dict.fromkeys(effective["avoid_tracks"]) if (ids := index.named(e))}
-        rested = await self._rested(user_id, track_ids, known, effective["rest"], profile) if "rest" in effective else {}
+        rested = (
+            await self._rested(user_id, track_ids, known, effective["rest"], profile) if "rest" in effective else {}
+        )
         return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective, cursor, named, rested)}
 
     async def _rested(

@@ -23,7 +23,12 @@ CATALOG = [
 ]
 DESCRIBED = {t["track_id"]: t for t in CATALOG}
 # How a scrobble without an id names each track: case, diacritics and articles differ.
-SCROBBLED = {SONG2: ("SONG 2", "blur"), COVER: ("song 2", "The Cover Band"), HALO: ("halo", "Beyonce"), SIGN: ("Sign", "ace of base")}
+SCROBBLED = {
+    SONG2: ("SONG 2", "blur"),
+    COVER: ("song 2", "The Cover Band"),
+    HALO: ("halo", "Beyonce"),
+    SIGN: ("Sign", "ace of base"),
+}
 
 
 @contextmanager
@@ -56,7 +61,9 @@ def message(track_id: str, plays: int, max_plays: int, days: int) -> str:
     return f"{shown(track_id)} played {n(plays, 'time')} in the last {n(days, 'day')} (rest limit {max_plays})"
 
 
-async def prepared(call: Caller, user_id: int, plays: list[dict[str, Any]], profile: dict[str, Any] | None = None) -> None:
+async def prepared(
+    call: Caller, user_id: int, plays: list[dict[str, Any]], profile: dict[str, Any] | None = None
+) -> None:
     await call.ok("memory_upsert_tracks", {"user_id": user_id, "tracks": CATALOG})
     for start in range(0, len(plays), 1000):
         await call.ok("memory_log_plays", {"user_id": user_id, "plays": plays[start : start + 1000]})
