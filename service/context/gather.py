@@ -51,6 +51,7 @@ class Gathered:
     candidates: list[Candidate] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # like/dislike, oldest first: for supersession
     unclassified: list[str] = field(default_factory=list)  # JSON Pointers of profile keys left out
+    resting: bool = False  # a rest rule holds: the block has a Resting section (``service.context.resting``)
 
 
 def classify(key: str) -> str | None:

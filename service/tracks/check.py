@@ -30,6 +30,18 @@ def _ids(track_ids: list[str]) -> list[str]:
     return list(dict.fromkeys(track_ids))[:MAX_LISTED_IDS]
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def _shown(track_id: str, track: dict[str, Any] | None) -> str:
+    """ "Title – Artist" from the catalog; the id when the catalog does not know the track."""
+    if not track or not track.get("name"):
+        return track_id
+    artists = track.get("artists") or []
+    return f"{track['name']} – {artists[0]}" if artists else str(track["name"])
+
+
 class Check:
     def __init__(self, track_ids: list[str], known: dict[str, dict[str, Any]]) -> None:
         self.track_ids = track_ids
@@ -147,6 +159,18 @@ class Check:
             )
         self.cannot_verify(rule, self.unknown, f"not in the catalog: their {field} are unknown")
 
+    def rest(self, rested: dict[str, int], max_plays: int, days: int) -> None:
+        """One violation per rested track (``rested``: its plays in the window), in playlist order."""
+        for track_id in dict.fromkeys(self.track_ids):
+            if track_id in rested:
+                self.violate(
+                    "rest",
+                    [track_id],
+                    f"{_shown(track_id, self.known.get(track_id))} played {_n(rested[track_id], 'time')} in the last "
+                    f"{_n(days, 'day')} (rest limit {max_plays})",
+                    f"rest it: swap for a track played fewer than {_n(max_plays, 'time')} in the last {_n(days, 'day')}",
+                )
+
     def breathers(self, max_energy: float) -> None:
         n = len(self.track_ids)
         if n < 3:
@@ -192,10 +216,12 @@ def check(
     rules: dict[str, Any],
     cursor: str | None = None,
     named: dict[str, list[str]] | None = None,
+    rested: dict[str, int] | None = None,
 ) -> dict[str, Any]:
     """The check's answer: a page of its violations, unverified rules and unknown tracks (each
     list going on from ``cursor``), with exact counts; ``next_cursor`` names the next page.
-    ``named``: the ``avoid_tracks`` entries that name catalog tracks, with their ids."""
+    ``named``: the ``avoid_tracks`` entries that name catalog tracks, with their ids; ``rested``: the
+    tracks over the ``rest`` limit and not liked by name, with their plays in the window."""
     run = Check(track_ids, known)
     if rules.get("no_duplicates", True):
         run.no_duplicates()
@@ -208,6 +234,8 @@ def check(
     for name in ("avoid_artists", "avoid_genres"):
         if rules.get(name):
             getattr(run, name)(rules[name])
+    if "rest" in rules:
+        run.rest(rested or {}, rules["rest"]["max_plays"], rules["rest"]["days"])
     if "breathers" in rules:
         run.breathers(rules["breathers"]["max_energy"])
     lists: dict[str, list[Any]] = {

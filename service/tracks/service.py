@@ -14,7 +14,7 @@ from collections import OrderedDict, defaultdict
 from typing import Any
 
 from service.errors import InvalidArgument, TrackNotInCatalog
-from service.profiles.situations import for_situation
+from service.profiles.situations import base, for_situation
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
@@ -23,7 +23,9 @@ from service.text.words import folded_text
 from service.tracks import catalog, choices
 from service.tracks.check import check
 from service.tracks.index import CatalogIndex, Known
+from service.tracks.liked import liked_by_name
 from service.tracks.resolver import resolve
+from service.tracks.rest import Rest, counts_for
 from service.tracks.rule_set import from_profile, normalised_inline
 from service.tracks.signals import Signals, signals_of
 from service.users import stats as user_stats
@@ -151,6 +153,7 @@ class TrackService:
                 "situation picks the profile's rules and inline rules replace them: give one or the other",
                 {"field": "situation"},
             )
+        profile: dict[str, Any] | None = None
         if rules is not None:
             known = await catalog.describe_tracks(self._db, user_id, track_ids)
             effective, source = normalised_inline(rules), "inline"
@@ -170,7 +173,31 @@ class TrackService:
         if effective.get("avoid_tracks"):  # an entry that names tracks of this user's catalog avoids them
             index = await self._index(user_id)
             named = {e: ids for e in dict.fromkeys(effective["avoid_tracks"]) if (ids := index.named(e))}
-        return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective, cursor, named)}
+        rested = (
+            await self._rested(user_id, track_ids, known, effective["rest"], profile) if "rest" in effective else {}
+        )
+        return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective, cursor, named, rested)}
+
+    async def _rested(
+        self,
+        user_id: int,
+        track_ids: list[str],
+        known: dict[str, dict[str, Any]],
+        rule: dict[str, int],
+        profile: dict[str, Any] | None,
+    ) -> dict[str, int]:
+        """The tracks over the rest limit that the person does not like by name, with their plays;
+        ``profile`` None (inline rules): the likes are the base profile's, rules or not."""
+        rest = Rest(rule["max_plays"], rule["days"])
+        counts = await counts_for(self._db, user_id, rest, track_ids, known)
+        over = {t: n for t, n in counts.items() if n >= rest.max_plays}
+        if not over:
+            return {}
+        if profile is None:
+            stored = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"profile": 1})
+            profile = base((stored or {}).get("profile") or {})
+        liked = await liked_by_name(self._db, user_id, profile)
+        return {t: n for t, n in over.items() if not liked.names(t, known.get(t))}
 
 
 def _kept(signals: Signals, track_id: str) -> str:

@@ -46,6 +46,7 @@ BASELINES: dict[str, dict[str, Any]] = {
             "avoid_genres": ["dubstep"],
             "no_duplicates": True,
             "breathers": {"placement": "mid", "max_energy": 0.4},
+            "rest": {"max_plays": 3, "days": 7},
         },
     },
     "ops.list_users": {"limit": 10},
