@@ -26,9 +26,7 @@ export async function renderMemories(view) {
   const apply = h("button", { type: "submit", class: "primary", "data-testid": "filter-apply" }, "Show");
   const body = h("tbody", { "data-testid": "memory-rows" });
   const empty = h("p", { class: "muted", "data-testid": "memories-empty", hidden: true }, "No memory matches.");
-  const table = h("table", { "data-testid": "memories" },
-    h("thead", {}, h("tr", {}, h("th", {}, "Type"), h("th", {}, "About"), h("th", {}, "Summary"),
-      h("th", { class: "num" }, "Importance"), h("th", { class: "num" }, "Days ago"), h("th", {}))), body);
+  const table = h("table", { "data-testid": "memories" }, heading(), body);
 
   const load = async () => {
     const args = { user_id: view.userId, limit: LIMIT };
@@ -60,7 +58,7 @@ export async function renderMemories(view) {
     }
   });
   await load();
-  const hidden = (await callTool("memory_inspect", { user_id: view.userId })).out_of_sight;
+  const hidden = await outOfSightNow(view);
   if (!view.current()) return;
   replace(view.main,
     h("h1", {}, "Memories and plays"),
@@ -74,6 +72,10 @@ export async function renderMemories(view) {
         "No tool lists single plays; they are in the export, and a play is forgotten by artist, track and time.")));
 }
 
+async function outOfSightNow(view) {
+  return (await callTool("memory_inspect", { user_id: view.userId })).out_of_sight;
+}
+
 // What the person asked to keep out of sight: never in what the assistant is told, nor in a search,
 // unless they name it; shown here so they always see what is stored.
 function outOfSight(view, hidden) {
@@ -82,7 +84,7 @@ function outOfSight(view, hidden) {
   return h("section", { class: "card", "data-testid": "out-of-sight" }, h("h2", {}, "Kept out of sight"),
     h("p", { class: "muted small" },
       "The assistant is not told these, and searches do not find them, unless you name them."),
-    hidden.memories.length ? h("table", { "data-testid": "hidden-memories" },
+    hidden.memories.length ? h("table", { "data-testid": "hidden-memories" }, heading(),
       h("tbody", {}, hidden.memories.map((m) => row(view, m)))) : null,
     more(hidden.memories.length, hidden.memory_count, "memories"),
     hidden.events.length ? h("ul", { "data-testid": "hidden-events" }, hidden.events.map((e) =>
@@ -91,6 +93,20 @@ function outOfSight(view, hidden) {
         e.subjects.join(", "), e.said ? [" · ", h("q", {}, e.said)] : "",
         h("div", { class: "muted small" }, h("time", { datetime: e.timestamp, title: e.timestamp }, when(e.timestamp)))))) : null,
     more(hidden.events.length, hidden.event_count, "things said"));
+}
+
+/** After a hidden memory is forgotten: the card drawn again (its counts, the next one listed), or gone. */
+async function redrawOutOfSight(view) {
+  const fresh = outOfSight(view, await outOfSightNow(view));
+  const card = view.main.querySelector('[data-testid="out-of-sight"]');
+  if (!view.current() || !card) return;
+  if (fresh) card.replaceWith(fresh);
+  else card.remove();
+}
+
+function heading() {
+  return h("thead", {}, h("tr", {}, h("th", {}, "Type"), h("th", {}, "About"), h("th", {}, "Summary"),
+    h("th", { class: "num" }, "Importance"), h("th", { class: "num" }, "Days ago"), h("th", {})));
 }
 
 function row(view, memory) {
@@ -108,7 +124,11 @@ function row(view, memory) {
     `“${memory.summary}” is removed for good, with its aging record. This cannot be undone.`, "Forget", async () => {
       clearError();
       await callTool("memory_forget", { user_id: view.userId, kind: "memory", id: memory.memory_id, confirm: true });
-      tr.remove();
+      // Gone from the table and the card alike (a filter that names a hidden memory lists it in both).
+      for (const shown of view.main.querySelectorAll('[data-testid="memory-row"]')) {
+        if (shown.dataset.memoryId === memory.memory_id) shown.remove();
+      }
+      if (memory.sensitive) await redrawOutOfSight(view);
     }, showError));
   return tr;
 }
