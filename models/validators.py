@@ -108,6 +108,7 @@ VALIDATORS: dict[str, dict[str, Any]] = {
             "last_seen_at": _DATE,
             "seen_count": _INT | {"minimum": 1},
             "fuzzy": {"bsonType": "bool"},
+            "sensitive": {"bsonType": "bool"},
         },
     },
     "plays": {

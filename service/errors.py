@@ -172,3 +172,11 @@ class MemoryPaused(Conflict):
 
 class NotConfirmedByUser(Conflict):
     """Asked to confirm a destructive call, the user declined or cancelled: nothing happened."""
+
+
+class ConflictNotFound(NotFound):
+    """No open stated-versus-played conflict with this id for this user (another user's reads the same)."""
+
+
+class ResolvedOtherwise(Conflict):
+    """The stated-versus-played conflict was already resolved, another way."""

@@ -17,6 +17,7 @@ from service.control.explain import Provenance
 from service.control.forget import Forgetter
 from service.control.inspect import Inspector
 from service.control.switches import Controls
+from service.insights.conflict_service import ConflictService
 from service.insights.service import InsightService
 from service.ledger.reader import LedgerReader
 from service.ledger.recovery import roll_forward_all
@@ -60,6 +61,7 @@ class MemoryService:
         self.aging = AgingService(db, self.memories)
         self.choices = Choices(self.profiles.append_event)  # memory_record_choice: an ordinary event write
         self.provenance = Provenance(db, self.memories)  # memory_explain
+        self.conflicts = ConflictService(db, settings, self.profiles.append_event)  # stated versus played
         self.forgetter = Forgetter(db, self.search, self.memories, writer)  # memory_forget
         self.rederiver = Rederiver(db, writer.caps, self.search, self.memories)  # memory-service rederive
         self.inspector = Inspector(db, self.controls, self.context)  # memory_inspect

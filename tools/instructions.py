@@ -11,7 +11,9 @@ Memory is the system of record: never rely on reading a playlist back from the m
 2. When the user states a preference ("I like", "avoid", "more/less", "remember"):
    memory_append_preference_event with the user's words in payload.raw_text and source "user";
    then memory_update_profile with a merge patch of the normalized rule (playlist_rules.*,
-   energy_preferences, avoid, core_genres, secondary_vibes) and a reason.
+   energy_preferences, avoid, core_genres, secondary_vibes) and a reason. What hurts ("only if I
+   bring it up"): payload.sensitive: true (memory_add: sensitive; a profile field: its pointer in
+   sensitive_fields); it stays out of the block and of search until the user names it.
 3. After creating a playlist on the music service: memory_log_playlist_create at once with the exact
    ordered track_ids, intent_tags and seed_context (time window, inspiration, constraints).
 4. After every edit on the music service: memory_log_playlist_mutation (ADD_TRACKS, REMOVE_TRACKS,

@@ -31,6 +31,7 @@ class MemoryDocument(Document):
     last_seen_at: datetime  # the latest restatement: the deduplication window counts from it
     seen_count: int = 1
     fuzzy: bool = False
+    sensitive: bool = False  # kept out of the block and of search unless asked for by name
     validated_at: datetime | None = None  # recommendations: first memory_validate_recommendation
     created_at: datetime
     updated_at: datetime

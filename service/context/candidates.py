@@ -18,17 +18,19 @@ from typing import Any
 
 from service.context.quoting import quote, quote_value
 from service.profiles.choices import Standing
-from service.profiles.opinions import SUBJECT_FIELDS
 from service.text.analysis import terms
+from service.text.sensitive import SUBJECT_FIELDS
 from service.timeutil import as_utc
 
-SECTIONS = ("prefer", "avoid", "rules", "playlists", "followups")
+# Resting is last: a turn after every other section, and shown only when a rest rule holds.
+SECTIONS = ("prefer", "avoid", "rules", "playlists", "followups", "resting")
 HEADERS = {
     "prefer": "## Prefer",
     "avoid": "## Avoid",
     "rules": "## Rules",
     "playlists": "## Recent playlists",
     "followups": "## Open follow-ups",
+    "resting": "## Resting",
 }
 IMPORTANCE = {
     ("profile", "prefer"): 8,  # the normalized profile: core preferences
@@ -41,6 +43,7 @@ IMPORTANCE = {
     ("followup", ""): 8,  # a recommendation (seed 001)
     ("choice", "prefer"): 7,  # pairwise wins: a like's weight, ordered above likes by ``wins`` (seed 003)
     ("choice", "avoid"): 6,  # passed over repeatedly and never chosen: a casual signal
+    ("resting", ""): 8,  # played past the rest limit: ordered among themselves by plays (``position``)
 }
 CHOICE_OPPONENTS = 3  # opponents named on a choice line (newest first), the rest counted
 CHOICE_AVOID_LOSSES = 2  # passed over at least this often, never chosen: listed in Avoid
@@ -213,6 +216,20 @@ def followup_item(row: dict[str, Any], position: int) -> Candidate:
         as_utc(row["recommended_at"]).timestamp(),
         position,
         _words(row["summary"], *row["entities"]),
+    )
+
+
+def resting_item(track_id: str | None, title: str, artist: str, plays: int, days: int, position: int) -> Candidate:
+    """``- "Song 2" – "Blur": 14 plays in 7 days``; ``ref`` the catalog id, else "title – artist"."""
+    return Candidate(
+        "resting",
+        "track",
+        track_id or f"{title} – {artist}",
+        f"- {quote(title)} – {quote(artist)}: {_times(plays, 'play')} in {_times(days, 'day')}",
+        IMPORTANCE[("resting", "")],
+        0.0,
+        position,
+        _words(title, artist),
     )
 
 

@@ -25,6 +25,8 @@ from service.context.candidates import (
 from service.profiles.choices import EVENT_TYPE as CHOICE_EVENT_TYPE
 from service.profiles.choices import tally
 from service.storage.database import Database
+from service.text.naming import names_any
+from service.text.sensitive import FIELDS_KEY, event_names, field_names, marked_by, sensitive_event, sensitive_paths
 from service.timeutil import as_utc
 
 # Which profile keys go where is decided by the key's name (the PRD §11 profile has ``core_genres``,
@@ -49,6 +51,7 @@ class Gathered:
     candidates: list[Candidate] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)  # like/dislike, oldest first: for supersession
     unclassified: list[str] = field(default_factory=list)  # JSON Pointers of profile keys left out
+    resting: bool = False  # a rest rule holds: the block has a Resting section (``service.context.resting``)
 
 
 def classify(key: str) -> str | None:
@@ -72,20 +75,31 @@ def _leaves(value: Any, path: list[str]) -> Iterator[tuple[list[str], Any]]:
         yield path, value
 
 
-def profile_candidates(view: dict[str, Any], gathered: Gathered) -> None:
+def profile_candidates(view: dict[str, Any], gathered: Gathered, focus: str | None = None) -> None:
+    """A field listed in ``sensitive_fields`` only when ``focus`` names it (that list itself is not
+    a preference: it is never a line)."""
     moment = as_utc(view["updated_at"]).timestamp() if view.get("updated_at") else 0.0
     position = 0
+    marked = sensitive_paths(view["profile"])
     for key in sorted(view["profile"]):
+        if key == FIELDS_KEY:
+            continue
         section = classify(key)
         if section is None:
+            if marked_by([key], marked) is not None:  # its name alone may say what it hides
+                continue
             gathered.unclassified.append("/" + key.replace("~", "~0").replace("/", "~1"))
             continue
         for path, value in _leaves(view["profile"][key], [key]):
+            mark = marked_by(path, marked)
+            if mark is not None and not names_any(field_names(mark, value), text=focus):
+                continue
             gathered.candidates.append(profile_item(section, path, value, moment, position))
             position += 1
 
 
-async def event_candidates(db: Database, user_id: int, gathered: Gathered) -> None:
+async def event_candidates(db: Database, user_id: int, gathered: Gathered, focus: str | None = None) -> None:
+    """A sensitive event is a line only when ``focus`` names its subject; it still supersedes."""
     events = await db.preference_events.find(
         {"user_id": user_id, "type": {"$in": list(EVENT_TYPES)}},
         {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1},
@@ -95,7 +109,8 @@ async def event_candidates(db: Database, user_id: int, gathered: Gathered) -> No
         if not isinstance(event.get("payload"), dict):
             continue
         section = {"like": "prefer", "dislike": "avoid", "rule": "rules"}[event["type"]]
-        gathered.candidates.append(event_item(section, event, position))
+        if not sensitive_event(event) or names_any(event_names(event["payload"]), text=focus):
+            gathered.candidates.append(event_item(section, event, position))
         if event["type"] != "rule":
             gathered.events.append(event)
 

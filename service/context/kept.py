@@ -16,6 +16,7 @@ from service.context.candidates import CHOICE_AVOID_LOSSES, Candidate, choice_it
 from service.context.kept_section import Entry, KeptSection, entry
 from service.profiles.choices import Standing, choice_of, subject_key, tally
 from service.profiles.opinions import subject_of, superseded
+from service.text.sensitive import sensitive_event
 from service.timeutil import as_utc
 
 SECTION_OF = {"like": "prefer", "dislike": "avoid", "rule": "rules"}
@@ -39,6 +40,9 @@ class UserContext:
         self.standings: dict[Subject, Standing] = {}
         self.standing_order: list[tuple[float, Subject]] = []  # (-newest, subject) of every standing, sorted
         self.shown: dict[Subject, tuple[str, Entry]] = {}  # the standings listed: their section and entry
+        # Some opinion is kept out of sight: whether it is a line depends on each call's focus, so
+        # such a user's block reads its events afresh (``gather``), as on MongoDB.
+        self.sensitive = False
 
     # -- positions: where a kept candidate stands among its source, as ``gather`` numbers them ------
     def position(self, e: Entry) -> int:
@@ -62,6 +66,7 @@ class UserContext:
             place = place_of(event)
             kept.places.append(place)
             kept.seen.add(place[2])
+            kept.sensitive = kept.sensitive or sensitive_event(event)
             if not isinstance(event.get("payload"), dict):
                 continue
             e = entry(event_item(SECTION_OF[event["type"]], event, 0), 0, place)
@@ -98,6 +103,7 @@ class UserContext:
     def _add_opinion(self, event: dict[str, Any]) -> None:
         place = place_of(event)
         self.seen.add(place[2])
+        self.sensitive = self.sensitive or sensitive_event(event)
         bisect.insort(self.places, place)
         if not isinstance(event.get("payload"), dict):
             return

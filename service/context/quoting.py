@@ -3,10 +3,10 @@ and THE token estimator (the one place it is defined; the answer's ``diagnostics
 
 Quoting: every string a user (or an agent on their behalf) wrote is rendered as a JSON string
 (``json.dumps``) with ``<``, ``>`` and the characters Python or a model may read as a line break
-(U+0085, U+2028, U+2029) also escaped, and lone surrogates escaped (they cannot be UTF-8 encoded).
-So a user text is always one line, always between double quotes, never holds an unescaped quote,
-and can neither start a section (``## ...``) nor contain the close marker (``<<<...``). Decoding
-the quoted text with ``json.loads`` gives the text back exactly.
+(U+0085, U+2028, U+2029) also escaped, and lone surrogates escaped (they cannot be UTF-8 encoded);
+"&" stays as typed (the block is text, not markup). So a user text is always one line, always
+between double quotes, never holds an unescaped quote, and can neither start a section (``## ...``)
+nor contain the close marker (``<<<...``). ``json.loads`` of the quoted text gives the text back.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ NOTHING = "(nothing remembered)"
 NOTHING_FITS = "(nothing fits this budget)"
 
 # Characters json.dumps(ensure_ascii=False) leaves as they are but that must not reach the block.
-_UNSAFE = re.compile("[<>&\u0085\u2028\u2029\ud800-\udfff]")
+_UNSAFE = re.compile("[<>\u0085\u2028\u2029\ud800-\udfff]")
 MAX_TEXT_CHARS = 280  # one user text cannot eat the budget of every other item
 
 

@@ -30,14 +30,14 @@ def _chosen(orders: Mapping[str, Order], budget: int, opening: str | None) -> tu
     over; as nothing but a kept item changes what fits, the walk goes from one kept item straight to
     the next that fits (``Order.first_fitting``), never through the ones passed over."""
     used = FRAME_TOKENS + (line_tokens(opening) if opening is not None else 0)
-    kept: dict[str, list[int]] = {s: [] for s in SECTIONS}
+    kept: dict[str, list[int]] = {s: [] for s in SECTIONS if s in orders}
     for matching in (True, False):
         spans = {s: (0, o.matched) if matching else (o.matched, len(o)) for s, o in orders.items()}
         at = (0, -1)  # the last turn taken: (round, section number); the next is after it
         nothing: dict[str, int] = {}  # per section, a room in which nothing from here fits
         while True:
             best: tuple[tuple[int, int], str, int] | None = None
-            for number, section in enumerate(SECTIONS):
+            for number, section in enumerate(kept):
                 first, end = spans[section]
                 start = first + at[0] + (0 if number > at[1] else 1)
                 room = budget - used - (0 if kept[section] else line_tokens(HEADERS[section]))
@@ -64,7 +64,7 @@ def _row(c: Candidate, reason: str, **extra: Any) -> dict[str, Any]:
 def _passed_over(orders: Mapping[str, Order], kept: dict[str, list[int]], limit: int) -> list[dict[str, Any]]:
     """The first ``limit`` items left out for the budget, by section, then by place in it."""
     rows: list[dict[str, Any]] = []
-    for section in SECTIONS:
+    for section in kept:
         taken = set(kept[section])
         index = 0
         while len(rows) < limit and index < len(orders[section]):
@@ -88,11 +88,11 @@ def render(
     if opening is not None and FRAME_TOKENS + line_tokens(opening) + NOTHING_TOKENS > budget:
         opening = None
     kept, _ = _chosen(orders, budget, opening)
-    over_budget = sum(len(orders[s]) - len(kept[s]) for s in SECTIONS)
+    over_budget = sum(len(orders[s]) - len(kept[s]) for s in kept)
     lines = [OPEN] + ([opening] if opening is not None else [])
     opened = len(lines)
     kept_rows: list[dict[str, Any]] = []
-    for section in SECTIONS:
+    for section in kept:
         if kept[section]:
             lines.append(HEADERS[section])
         for index in sorted(kept[section]):
@@ -118,12 +118,12 @@ def render(
             "tokens": sum(line_tokens(orders[s].item(i)[1].line) for i in kept[s])
             + (line_tokens(HEADERS[s]) if kept[s] else 0),
         }
-        for s in SECTIONS
+        for s in kept
     ]
     diagnostics = {
         "estimator": ESTIMATOR,
         "budget_tokens": budget,
-        "focus_matches": sum(orders[s].matched for s in SECTIONS),
+        "focus_matches": sum(orders[s].matched for s in kept),
         "sections": counts,
         "kept": kept_rows[:LISTED],
         "dropped": dropped_rows[:LISTED],

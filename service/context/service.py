@@ -1,5 +1,5 @@
 """The memory block for the prompt (``memory_get_context``): Prefer / Avoid / Rules / Recent
-playlists / Open follow-ups, most important and newest first, within a token budget.
+playlists / Open follow-ups / Resting (under a rest rule), most important and newest first, in a budget.
 
 ``gather`` reads the user's records through the service's readers, ``rank`` leaves superseded
 likes and dislikes out and orders each section (``focus`` first), ``render`` fits the block to the
@@ -25,6 +25,7 @@ from service.context.merged import MergedOrder
 from service.context.order import ListOrder, Order
 from service.context.rank import focus_terms_of, ordered
 from service.context.render import render
+from service.context.resting import configured, resting_candidates
 from service.context.situated import situated
 from service.ledger.writer import LedgerWriter
 from service.limits import json_bytes
@@ -107,13 +108,15 @@ class ContextService:
         situation: str | None = None,
     ) -> dict[str, Any]:
         drops = self._drops.get(user_id, 0)
-        found, opening = await self._gather(user_id, situation)
+        found, opening = await self._gather(user_id, situation, focus)
         focus_terms = focus_terms_of(focus)
         events = await self._events(user_id)
         orders: dict[str, Order]
         gone: Sequence[tuple[Candidate, str]]
-        if events is None:  # nothing kept between calls (MongoDB): every event read, as gathered
-            await gather.event_candidates(self._db, user_id, found)
+        # Nothing kept between calls (MongoDB), or events kept out of sight, which a focus may name:
+        # every event read, as gathered.
+        if events is None or events.sensitive:
+            await gather.event_candidates(self._db, user_id, found, focus)
             await gather.choice_candidates(self._db, user_id, found)
             orders, gone, gone_counts = _read_whole(found, focus_terms)
         else:
@@ -127,6 +130,8 @@ class ContextService:
             }
             gone = _Rows(events)
             gone_counts = dict(events.gone_by_section)
+        if not found.resting:  # no rest rule: the block and its diagnostics as before Resting existed
+            orders.pop("resting")
         rendered = render(orders, budget_tokens, gone, gone_counts, found.unclassified, opening)
         if self._drops.get(user_id, 0) == drops:
             self._served[user_id] = {"served_at": utc_now(), "budget_tokens": budget_tokens, "focus": focus, **rendered}
@@ -179,13 +184,18 @@ class ContextService:
         self._kept.keep(user_id, events, generation)
         return events
 
-    async def _gather(self, user_id: int, situation: str | None) -> tuple[Gathered, str | None]:
-        """What the block can say, and its first line (the situation it is built for, if any)."""
+    async def _gather(self, user_id: int, situation: str | None, focus: str | None) -> tuple[Gathered, str | None]:
+        """What the block can say, and its first line (the situation it is built for, if any); a
+        sensitive memory only when ``focus`` names it."""
         found = Gathered()
         view, opening = situated(await self._profiles.get(user_id), situation)
-        gather.profile_candidates(view, found)
+        gather.profile_candidates(view, found, focus)
+        found.resting = configured(view["profile"])
+        found.candidates += await resting_candidates(self._db, user_id, view["profile"])
         for memory_type in ("insight", "feedback"):
-            rows = await self._memories.query(user_id, None, None, memory_type, None, None, gather.MEMORIES_READ)
+            rows = await self._memories.query(
+                user_id, None, None, memory_type, None, None, gather.MEMORIES_READ, naming=focus
+            )
             gather.memory_candidates(rows["memories"], found)
         await self._writer.settle(user_id)  # as get_playlists: heads a failed write left behind, rolled forward
         await gather.playlist_candidates(self._db, user_id, found)

@@ -20,9 +20,10 @@ from service.paging import PAGE_BYTES, decode_cursor, encode_cursor, offset_of, 
 from service.pointers import MISSING as _MISSING
 from service.pointers import parse_pointer, pointer, resolve
 from service.profiles.choices import choice_of, side_names
-from service.profiles.opinions import SUBJECT_FIELDS, superseded
+from service.profiles.opinions import superseded
 from service.storage.database import Database
 from service.text.entities import folded_entity
+from service.text.sensitive import SUBJECT_FIELDS
 from service.timeutil import as_utc
 
 MAX_ROWS = 50

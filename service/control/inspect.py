@@ -15,6 +15,7 @@ from typing import Any
 
 from service.context.service import ContextService, shown
 from service.control.explain import EventTerms, event_terms, patch_sets, terms_match
+from service.control.out_of_sight import out_of_sight
 from service.control.switches import Controls
 from service.errors import InvalidArgument
 from service.limits import json_bytes
@@ -22,6 +23,7 @@ from service.paging import FULL_PAGE_BYTES, PAGE_BYTES, decode_cursor, encode_cu
 from service.pointers import pointer
 from service.storage.database import Database
 from service.text.entities import folded_entity
+from service.text.sensitive import marked_by, sensitive_paths
 from service.timeutil import as_utc
 
 MAX_FIELDS = 200
@@ -168,6 +170,7 @@ class Inspector:
             "next_cursor": None,
             "history_complete": True,
             "hidden": None,
+            "out_of_sight": None,
         }
         state = decode_cursor(cursor, "inspect") if cursor is not None else {"o": 0}
         if not status["enabled"]:
@@ -188,11 +191,14 @@ class Inspector:
         last_context = None if served is None or cursor is not None else shown(dict(served), detail)
         # The first page carries the last block too: the fields get what it leaves of the page
         # (none, when a big block takes it all: the next page has no block).
-        room = (FULL_PAGE_BYTES if detail == "full" else PAGE_BYTES) - (json_bytes(last_context) if last_context else 0)
-        fields = await self._fields(user_id, history, found[start:MAX_FIELDS], listed, room)
+        profile = (document or {}).get("profile") or {}
+        hidden = None if cursor is not None else await out_of_sight(self._db, user_id, profile)
+        room = (FULL_PAGE_BYTES if detail == "full" else PAGE_BYTES) - json_bytes([last_context, hidden])
+        fields = await self._fields(user_id, history, found[start:MAX_FIELDS], listed, room, sensitive_paths(profile))
         end = start + len(fields)
         return answer | {
             "last_context": last_context,
+            "out_of_sight": hidden,
             "profile_fields": fields,
             "field_count": len(found),
             "unlisted_fields": max(0, len(found) - MAX_FIELDS),
@@ -203,7 +209,13 @@ class Inspector:
         }
 
     async def _fields(
-        self, user_id: int, history: list[dict[str, Any]], found: list[tuple[list[str], Any]], listed: int, room: int
+        self,
+        user_id: int,
+        history: list[dict[str, Any]],
+        found: list[tuple[list[str], Any]],
+        listed: int,
+        room: int,
+        marked: list[list[str]],
     ) -> list[dict[str, Any]]:
         """The rows of ``found`` from its start that fit ``room`` bytes (one at least, unless the
         room is less than a field's share: then none, and the next page has more room)."""
@@ -228,6 +240,8 @@ class Inspector:
                 "evidence": evidence[:listed],
                 "evidence_count": len(evidence),
             }
+            if marked_by(parts, marked) is not None:  # kept out of the block and of search unless named
+                row["sensitive"] = True
             used += json_bytes(row) + 1
             if used > room and rows:
                 break

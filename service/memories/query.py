@@ -3,7 +3,8 @@
 ``entity`` matches the memory's entities fuzzily, the way the track resolver compares names
 (``entity_match``); ``text`` matches the summary and the entities by stemmed words: the share of
 the asked words present. Both given, a memory must match both. With search by meaning on, ``text``
-also reaches what it means (``ranked``); such a row says ``matched_by: "meaning"``.
+also reaches what it means (``ranked``); such a row says ``matched_by: "meaning"``. A sensitive
+memory is admitted only when the query names it (``service.text.naming``), never by meaning alone.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from service.memories.entity_match import EntityScores, entity_candidates, vocab
 from service.memories.index import Analysed, MemoryIndex
 from service.search.semantic.query import Meaning
 from service.text.analysis import terms
+from service.text.naming import names_any
 from service.text.words import words
 
 Scored = tuple[float, bool, Set[str]]  # a score, found by meaning alone, the memories with both
@@ -28,6 +30,9 @@ class Filters:
     memory_type: str | None = None
     since: datetime | None = None
     importance_min: int | None = None
+    # What the query says by name: a sensitive memory is admitted only when one of these names it
+    named_entity: str | None = None
+    named_text: str | None = None
 
     def narrowed(self) -> dict[str, Any]:
         """The same filters as a query, for a store that selects by index (real MongoDB)."""
@@ -46,6 +51,7 @@ class Filters:
             (self.memory_type is None or doc["type"] == self.memory_type)
             and (self.importance_min is None or doc["importance"] >= self.importance_min)
             and (self.since is None or memory.moment >= self.since.timestamp())
+            and (not doc.get("sensitive") or names_any(doc["entities"], self.named_entity, self.named_text))
         )
 
 

@@ -125,6 +125,7 @@ class MemoryStore:
         metadata: dict[str, Any] | None,
         timestamp: datetime | None,
         skip_dedup: bool,
+        sensitive: bool = False,
     ) -> dict[str, Any]:
         entities, summary, metadata = _checked(entities, summary, metadata or {}, self.settings)
         now = utc_now()
@@ -138,10 +139,10 @@ class MemoryStore:
                     candidates = index.with_key(memory_type, key)
                     previous = dedup.restated(candidates, summary, moment)
                 if previous is not None:
-                    doc = await self._restate(user_id, previous, summary, importance, metadata, moment, now)
+                    doc = await self._restate(user_id, previous, summary, importance, metadata, moment, now, sensitive)
                 else:
                     doc = await self._insert(
-                        user_id, memory_type, entities, key, summary, importance, metadata, moment, now
+                        user_id, memory_type, entities, key, summary, importance, metadata, moment, now, sensitive
                     )
         except BaseException:
             self.forget_user(user_id)  # whatever reached the store, the next read sees it
@@ -165,6 +166,7 @@ class MemoryStore:
         metadata: dict[str, Any],
         moment: datetime,
         now: datetime,
+        sensitive: bool,
     ) -> dict[str, Any]:
         memory_id = new_memory_id()
         doc = {
@@ -181,6 +183,7 @@ class MemoryStore:
             "last_seen_at": moment,
             "seen_count": 1,
             "fuzzy": False,
+            "sensitive": sensitive,
             "validated_at": None,
             "created_at": now,
             "updated_at": now,
@@ -199,6 +202,7 @@ class MemoryStore:
         metadata: dict[str, Any],
         moment: datetime,
         now: datetime,
+        sensitive: bool,
     ) -> dict[str, Any]:
         merged = dedup.merged_metadata(previous.get("metadata") or {}, metadata)
         require_at_most(
@@ -215,6 +219,8 @@ class MemoryStore:
             "last_seen_at": max(previous["last_seen_at"], moment, key=_utc_key),
             "seen_count": previous["seen_count"] + 1,
             "fuzzy": False,  # restated: clear again until it ages again
+            # once said to hurt, a restatement that does not say so again does not expose it
+            "sensitive": sensitive or bool(previous.get("sensitive")),
             "updated_at": now,
             "written_by": written_by(),
         }
@@ -231,10 +237,16 @@ class MemoryStore:
         since_days: int | None,
         importance_min: int | None,
         limit: int,
+        naming: str | None = None,
     ) -> dict[str, Any]:
+        """``naming``: words that may name a sensitive memory (the block's focus) without ranking."""
         now = utc_now()
         filters = Filters(
-            memory_type, now - timedelta(days=since_days) if since_days is not None else None, importance_min
+            memory_type,
+            now - timedelta(days=since_days) if since_days is not None else None,
+            importance_min,
+            entity,
+            " ".join(t for t in (text, naming) if t) or None,
         )
         index = await self.index_of(user_id, filters.narrowed())
         meaning = await self._search.meaning(user_id, text, "memory") if text else None

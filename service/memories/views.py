@@ -17,6 +17,11 @@ def days_between(earlier: datetime, later: datetime) -> int:
     return max(0, math.floor((as_utc(later) - as_utc(earlier)).total_seconds() / DAY_SECONDS))
 
 
+def _marked(doc: dict[str, Any]) -> dict[str, Any]:
+    """Only a sensitive memory says so: every other row keeps the shape it always had."""
+    return {"sensitive": True} if doc.get("sensitive") else {}
+
+
 def memory_view(doc: dict[str, Any]) -> dict[str, Any]:
     return {
         "memory_id": doc["memory_id"],
@@ -30,7 +35,7 @@ def memory_view(doc: dict[str, Any]) -> dict[str, Any]:
         "seen_count": doc["seen_count"],
         "fuzzy": bool(doc.get("fuzzy")),
         "validated_at": as_utc(doc["validated_at"]) if doc.get("validated_at") else None,
-    }
+    } | _marked(doc)
 
 
 def query_row(doc: dict[str, Any], now: datetime, score: float, by_meaning: bool = False) -> dict[str, Any]:
@@ -46,7 +51,7 @@ def query_row(doc: dict[str, Any], now: datetime, score: float, by_meaning: bool
         "seen_count": doc["seen_count"],
         "metadata": doc.get("metadata") or {},
         "score": round(score, 3),
-    }
+    } | _marked(doc)
     if by_meaning:  # none of the asked words is in it: found by what the text means
         row["matched_by"] = "meaning"
         row["confidence"] = meaning_confidence(score)

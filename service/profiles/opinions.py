@@ -12,9 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from service.text.entities import folded_entity
+from service.text.sensitive import SUBJECT_FIELDS
 from service.timeutil import as_utc
-
-SUBJECT_FIELDS = ("artist", "track_id", "album", "genre", "subject")
 
 
 def _folded(name: str, value: Any) -> str:

@@ -15,6 +15,7 @@ from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
 from service.storage.units import unit_of_work
+from service.text import sensitive
 from service.users import stats as user_stats
 
 
@@ -40,6 +41,8 @@ class ProfileService:
     ) -> dict[str, Any]:
         require_at_most(patch, self.settings.max_profile_bytes, "patch", "the patch")
         require_at_most(reason, self.settings.max_payload_bytes, "reason", "the reason")
+        if patch.get(sensitive.FIELDS_KEY) is not None:  # null deletes it; a list replaces it whole
+            sensitive.checked_fields(patch)
         view = await self.store.update(user_id, patch, reason, source, create_if_missing)
         await user_stats.note_profile(self._db, user_id, view["version"], view["updated_at"])
         self._search.profile_changed(user_id, view)
@@ -50,6 +53,7 @@ class ProfileService:
         self, user_id: int, event_type: str, payload: dict[str, Any], source: str, timestamp: datetime | None
     ) -> dict[str, Any]:
         require_at_most(payload, self.settings.max_payload_bytes, "payload", "the payload")
+        sensitive.checked_payload(payload)
         result = await self.store.append_event(user_id, event_type, payload, source, timestamp)
         await user_stats.count_preference_event(self._db, user_id)
         if event_type in OPINION_TYPES:  # a newer opinion of a subject marks the older one superseded

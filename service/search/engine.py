@@ -20,6 +20,7 @@ from datetime import datetime
 from typing import Any
 
 from service.search import updates
+from service.search.fields import Entry
 from service.search.hits import SearchHit
 from service.search.hybrid import rank_hybrid
 from service.search.index import UserIndex
@@ -32,6 +33,7 @@ from service.search.semantic.user import UserMeaning
 from service.search.updates import Update
 from service.storage.database import Database
 from service.text.analysis import ParsedQuery, parse_query
+from service.text.naming import names_any
 
 HELD_MAX_AGE_S = 300.0  # MongoDB: a held index (for its vectors) is rebuilt once this old
 
@@ -227,6 +229,15 @@ class SearchEngine:
 
     # -- queries ----------------------------------------------------------------------------------
     async def search(self, user_id: int, query: str, limit: int, detail: str = "lean") -> list[SearchHit]:
+        """The best hits; what is kept out of sight (a sensitive memory, event or profile field) only
+        when the query names it, so it never comes back for words that merely mean something close."""
+        return [
+            hit
+            for hit, entry in await self._ranked(user_id, query, limit, detail)
+            if entry.hidden_unless is None or names_any(entry.hidden_unless, text=query)
+        ]
+
+    async def _ranked(self, user_id: int, query: str, limit: int, detail: str) -> list[tuple[SearchHit, Entry]]:
         parsed = parse_query(query)
         if parsed.empty:
             return []
@@ -236,11 +247,11 @@ class SearchEngine:
         if index.meaning is not None and index.entries:
             meaning = meaning_of(index.meaning, index.postings, len(index.entries), parsed)
             return [
-                to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms, alone)
+                (to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms, alone), entry)
                 for score, entry, terms, alone in rank_hybrid(index, parsed, limit, meaning)
             ]
         return [
-            to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms)
+            (to_hit(score, entry, terms, detail, index.entries[(entry.kind, entry.id)].field_terms), entry)
             for score, entry, terms in rank(index, parsed, limit)
         ]
 
@@ -255,7 +266,9 @@ class SearchEngine:
             return None
         return meaning_of(index.meaning, index.postings, len(index.entries), parsed, kind)
 
-    async def _text_search(self, user_id: int, parsed: ParsedQuery, limit: int, detail: str) -> list[SearchHit]:
+    async def _text_search(
+        self, user_id: int, parsed: ParsedQuery, limit: int, detail: str
+    ) -> list[tuple[SearchHit, Entry]]:
         profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"history": 0})
         lexical = await text_ranked(self._db, user_id, parsed, limit, profile)
         if not lexical:  # nothing by exact words: the typo-tolerant pass over this user's entries
@@ -266,6 +279,6 @@ class SearchEngine:
             if index.meaning is not None and index.entries:
                 meaning = meaning_of(index.meaning, index.postings, len(index.entries), parsed)
         if meaning is None:
-            return [to_hit(score, entry, terms, detail) for score, entry, terms in lexical]
+            return [(to_hit(score, entry, terms, detail), entry) for score, entry, terms in lexical]
         fused = await with_meaning(self._db, user_id, lexical, meaning, limit, profile)
-        return [to_hit(score, entry, terms, detail, None, alone) for score, entry, terms, alone in fused]
+        return [(to_hit(score, entry, terms, detail, None, alone), entry) for score, entry, terms, alone in fused]

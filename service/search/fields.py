@@ -8,7 +8,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from models.documents.text import EVENT_TEXT_WEIGHTS, MEMORY_TEXT_WEIGHTS, PLAYLIST_TEXT_WEIGHTS, TRACK_TEXT_WEIGHTS
+from service.pointers import pointer
 from service.search.hits import HitKind
+from service.text.sensitive import (
+    FIELDS_KEY,
+    HIDDEN,
+    event_names,
+    field_names,
+    leaf_texts,
+    marked_by,
+    sensitive_event,
+    sensitive_paths,
+    split_marked,
+)
 
 NAME = float(PLAYLIST_TEXT_WEIGHTS["name"])
 TAGS = float(PLAYLIST_TEXT_WEIGHTS["intent_tags"])
@@ -32,6 +44,7 @@ MEMORY_FIELDS = {
     "summary": 1,
     "importance": 1,
     "timestamp": 1,
+    "sensitive": 1,
 }
 MAX_WEIGHT = NAME
 
@@ -61,6 +74,8 @@ class Entry:
     id: str
     fields: list[Field]
     metadata: dict[str, Any]
+    # Kept out of sight: found only by a query naming one of these (``engine.SearchEngine.search``)
+    hidden_unless: tuple[str, ...] | None = None
 
 
 def flatten_text(value: Any) -> Iterator[str]:
@@ -106,22 +121,44 @@ def event_entry(event: dict[str, Any]) -> Entry:
         fields.append(Field("payload", OTHER, rest))
     fields.append(Field("type", OTHER, event["type"]))
     metadata = {"type": event["type"], "source": event["source"], "timestamp": event["timestamp"]}
+    if sensitive_event(event):
+        metadata["sensitive"] = True
+        return Entry("preference_event", str(event["_id"]), fields, metadata, tuple(event_names(payload)))
     return Entry("preference_event", str(event["_id"]), fields, metadata)
 
 
 def profile_entries(document: dict[str, Any]) -> list[Entry]:
-    """One entry per top-level key of the profile (notes, rules, genres …)."""
+    """One entry per top-level key of the profile (notes, rules, genres …), without the parts listed
+    in ``sensitive_fields``: each of those is an entry of its own (``profile:<pointer>``), found only
+    by a query naming it. The list of pointers itself is not searchable."""
     found = []
-    for key, value in (document.get("profile") or {}).items():
-        fields = [Field("key", OTHER, key.replace("_", " "))]
-        text = " · ".join(flatten_text(value))
-        if text:
-            fields.append(Field("value", PROFILE_VALUE, text))
-        metadata = {"key": key, "version": document["version"]}
-        if document.get("updated_at") is not None:
-            metadata["updated_at"] = document["updated_at"]
-        found.append(Entry("profile", f"profile:{key}", fields, metadata))
+    profile = document.get("profile") or {}
+    marked = sensitive_paths(profile)
+    for key, whole in profile.items():
+        if key == FIELDS_KEY:
+            continue
+        value, parts = split_marked([key], whole, marked)
+        if value is not HIDDEN:
+            found.append(_profile_entry(document, key, f"profile:{key}", value))
+        for path, part in parts:
+            at = pointer(path)
+            entry = _profile_entry(document, key, f"profile:{at}", part)
+            entry.metadata.update(pointer=at, sensitive=True)
+            mark = marked_by(path, marked) or path
+            entry.hidden_unless = tuple(field_names(mark, None) + leaf_texts(part))
+            found.append(entry)
     return found
+
+
+def _profile_entry(document: dict[str, Any], key: str, entry_id: str, value: Any) -> Entry:
+    fields = [Field("key", OTHER, key.replace("_", " "))]
+    text = " · ".join(flatten_text(value))
+    if text:
+        fields.append(Field("value", PROFILE_VALUE, text))
+    metadata = {"key": key, "version": document["version"]}
+    if document.get("updated_at") is not None:
+        metadata["updated_at"] = document["updated_at"]
+    return Entry("profile", entry_id, fields, metadata)
 
 
 def track_entry(track: dict[str, Any]) -> Entry:
@@ -149,4 +186,7 @@ def memory_entry(memory: dict[str, Any]) -> Entry:
         "importance": memory["importance"],
         "timestamp": memory["timestamp"],
     }
+    if memory.get("sensitive"):  # found only by a query that names it (``engine.SearchEngine.search``)
+        metadata["sensitive"] = True
+        return Entry("memory", memory["memory_id"], fields, metadata, tuple(memory["entities"]))
     return Entry("memory", memory["memory_id"], fields, metadata)

@@ -31,6 +31,8 @@ LEAN_METADATA = {
     "track": ("name", "artists"),
     "memory": ("type", "entities"),
 }
+# What is kept out of sight, found because the query named it, says so (a field: which one).
+LEAN_MARKS = ("sensitive", "pointer")
 DETAILS = ("lean", "full")
 
 
@@ -188,7 +190,7 @@ def to_hit(
     how sure that is (``confidence``)."""
     found_by = {"matched_by": "meaning", "confidence": meaning_confidence(score)} if by_meaning else {}
     if detail == "lean":
-        keep = LEAN_METADATA.get(entry.kind, ())
+        keep = LEAN_METADATA.get(entry.kind, ()) + LEAN_MARKS
         return {
             "kind": entry.kind,
             "id": entry.id,

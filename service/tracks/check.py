@@ -20,17 +20,21 @@ from service.paging import decode_cursor, encode_cursor, offset_of
 from service.tracks.facts import TrackFacts
 from service.tracks.facts import folded as _folded
 from service.tracks.findings import LISTS, FirstNamed, Found, page, request_digest
+from service.tracks.findings import listed as _ids
+from service.tracks.findings import violation as _violation
 from service.tracks.standing import Standing
 
-MAX_LISTED_IDS = 50  # per violation: the answer stays small whatever the playlist's length
+
+def _n(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def _ids(track_ids: list[str]) -> list[str]:
-    return list(dict.fromkeys(track_ids))[:MAX_LISTED_IDS]
-
-
-def _violation(rule: str, track_ids: list[str], message: str, suggestion: str) -> dict[str, Any]:
-    return {"rule": rule, "track_ids": _ids(track_ids), "message": message, "suggestion": suggestion}
+def _shown(track_id: str, track: dict[str, Any] | None) -> str:
+    """ "Title – Artist" from the catalog; the id when the catalog does not know the track."""
+    if not track or not track.get("name"):
+        return track_id
+    artists = track.get("artists") or []
+    return f"{track['name']} – {artists[0]}" if artists else str(track["name"])
 
 
 class Check(Standing):
@@ -182,6 +186,18 @@ class Check(Standing):
         name = names[key]
         return _violation(rule, found, f"{len(set(found))} track(s) {said.format(name)}", suggestion.format(name))
 
+    def rest(self, rested: dict[str, int], max_plays: int, days: int) -> None:
+        """One violation per rested track (``rested``: its plays in the window), in playlist order."""
+        for track_id in dict.fromkeys(self.track_ids):
+            if track_id in rested:
+                self.violate(
+                    "rest",
+                    [track_id],
+                    f"{_shown(track_id, self.known.get(track_id))} played {_n(rested[track_id], 'time')} in the last "
+                    f"{_n(days, 'day')} (rest limit {max_plays})",
+                    f"rest it: swap for a track played fewer than {_n(max_plays, 'time')} in the last {_n(days, 'day')}",
+                )
+
     def breathers(self, max_energy: float) -> None:
         n = len(self.track_ids)
         if n < 3:
@@ -226,10 +242,13 @@ def run_rules(
     known: dict[str, dict[str, Any]],
     rules: dict[str, Any],
     named: dict[str, list[str]] | None = None,
+    rested: dict[str, int] | None = None,
     facts: TrackFacts | None = None,
 ) -> Check:
     """Every rule of ``rules`` checked. ``named``: the ``avoid_tracks`` entries that name catalog
-    tracks, with their ids; ``facts``: the catalog's, when kept with it (else read from ``known``)."""
+    tracks, with their ids; ``rested``: the tracks over the ``rest`` limit and not liked by name,
+    with their plays in the window; ``facts``: the catalog's, when kept with it (else read from
+    ``known``)."""
     run = Check(track_ids, known, facts)
     if rules.get("no_duplicates", True):
         run.no_duplicates()
@@ -242,6 +261,8 @@ def run_rules(
     for name in ("avoid_artists", "avoid_genres"):
         if rules.get(name):
             getattr(run, name)(rules[name])
+    if "rest" in rules:
+        run.rest(rested or {}, rules["rest"]["max_plays"], rules["rest"]["days"])
     if "breathers" in rules:
         run.breathers(rules["breathers"]["max_energy"])
     return run
@@ -253,11 +274,12 @@ def check(
     rules: dict[str, Any],
     cursor: str | None = None,
     named: dict[str, list[str]] | None = None,
+    rested: dict[str, int] | None = None,
     facts: TrackFacts | None = None,
 ) -> dict[str, Any]:
     """The check's answer: a page of its violations, unverified rules and unknown tracks (each
     list going on from ``cursor``), with exact counts; ``next_cursor`` names the next page."""
-    run = run_rules(track_ids, known, rules, named, facts)
+    run = run_rules(track_ids, known, rules, named, rested, facts)
     lists = run.lists()
     at = dict.fromkeys(LISTS, 0)
     if cursor is not None:

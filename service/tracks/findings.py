@@ -17,9 +17,18 @@ from service.limits import json_bytes
 from service.paging import PAGE_BYTES, fitting, shares
 
 MAX_VIOLATIONS = 50  # per page
+MAX_LISTED_IDS = 50  # per violation: the answer stays small whatever the playlist's length
 LISTS = ("violations", "unverified", "unknown_tracks")
 
 Violation = dict[str, Any]
+
+
+def listed(track_ids: list[str]) -> list[str]:
+    return list(dict.fromkeys(track_ids))[:MAX_LISTED_IDS]
+
+
+def violation(rule: str, track_ids: list[str], message: str, suggestion: str) -> Violation:
+    return {"rule": rule, "track_ids": listed(track_ids), "message": message, "suggestion": suggestion}
 
 
 class Found(Sequence[Violation]):

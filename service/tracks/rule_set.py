@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from service.text.words import folded_text
+from service.tracks.rest import rest_of
 
 BREATHER_ENERGY = 0.4
 DEFAULT_TOLERANCE = 0.10  # a bare target allows ± 10 %
@@ -69,6 +70,9 @@ def normalised_inline(rules: dict[str, Any]) -> dict[str, Any]:
     breathers = rules.get("breathers")
     if isinstance(breathers, dict) and breathers.get("placement", "mid") == "mid":
         effective["breathers"] = {"placement": "mid", "max_energy": breathers.get("max_energy", BREATHER_ENERGY)}
+    rest = rest_of(rules.get("rest"))
+    if rest is not None:
+        effective["rest"] = {"max_plays": rest.max_plays, "days": rest.days}
     return effective
 
 
@@ -90,6 +94,8 @@ def from_profile(
       catalog ("Nickelback", "dubstep", "Macarena", "Macarena – Los del Río") becomes an avoid rule
       (in that order of precedence); free text ("over-weighting a single artist in
       one playlist") is not a machine rule and is left to the assistant;
+    * ``playlist_rules.rest``: ``{max_plays, days}`` (whole numbers, days 1..3650; anything else is no
+      rule) → ``rest``;
     * a breather wanted mid-way — ``playlist_rules.arc`` mentioning a breather or break, or
       ``energy_preferences.break_placement`` "mid…" — → ``breathers {placement: "mid", max_energy: 0.4}``.
     """
@@ -100,6 +106,8 @@ def from_profile(
         inline["max_tracks_per_artist"] = limit
     if "target_duration_minutes" in rules:
         inline["target_duration_minutes"] = rules["target_duration_minutes"]
+    if "rest" in rules:
+        inline["rest"] = rules["rest"]
     avoid = {name: _strings(rules.get(name)) for name in ("avoid_artists", "avoid_tracks", "avoid_genres")}
     listed = profile.get("avoid")
     if isinstance(listed, dict):  # a structured avoid: {artists, tracks, genres}

@@ -14,7 +14,7 @@ from collections import OrderedDict, defaultdict
 from typing import Any
 
 from service.errors import InvalidArgument, TrackNotInCatalog
-from service.profiles.situations import for_situation
+from service.profiles.situations import base, for_situation
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
@@ -24,7 +24,9 @@ from service.tracks import catalog, choices
 from service.tracks.check import Check, check, run_rules
 from service.tracks.facts import TrackFacts
 from service.tracks.index import CatalogIndex, Known
+from service.tracks.liked import liked_by_name
 from service.tracks.resolver import resolve
+from service.tracks.rest import Rest, counts_for
 from service.tracks.rule_set import from_profile, normalised_inline
 from service.tracks.signals import Signals, signals_of
 from service.users import stats as user_stats
@@ -152,6 +154,7 @@ class TrackService:
                 "situation picks the profile's rules and inline rules replace them: give one or the other",
                 {"field": "situation"},
             )
+        profile: dict[str, Any] | None = None
         if rules is not None:
             known = await catalog.describe_tracks(self._db, user_id, track_ids)
             effective, source, facts = normalised_inline(rules), "inline", None
@@ -161,7 +164,9 @@ class TrackService:
             known, facts, effective = await self._against(user_id, track_ids, profile)
             source = "profile"
         named = await self._named(user_id, effective)
-        return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective, cursor, named, facts)}
+        rested = await self._rested(user_id, track_ids, known, effective, profile)
+        answer = check(track_ids, known, effective, cursor, named, rested, facts)
+        return {"user_id": user_id, "rules_source": source, **answer}
 
     async def run_profile_rules(
         self, user_id: int, track_ids: list[str], profile: dict[str, Any]
@@ -169,7 +174,9 @@ class TrackService:
         """(the check, the rules) of ``profile`` (the stored one, in a situation if one holds), every
         finding counted; a report reads the few it shows."""
         known, facts, effective = await self._against(user_id, track_ids, profile)
-        return run_rules(track_ids, known, effective, await self._named(user_id, effective), facts), effective
+        named = await self._named(user_id, effective)
+        rested = await self._rested(user_id, track_ids, known, effective, profile)
+        return run_rules(track_ids, known, effective, named, rested, facts), effective
 
     async def _against(
         self, user_id: int, track_ids: list[str], profile: dict[str, Any]
@@ -192,6 +199,29 @@ class TrackService:
             return {}
         index = await self._index(user_id)
         return {e: ids for e in dict.fromkeys(effective["avoid_tracks"]) if (ids := index.named(e))}
+
+    async def _rested(
+        self,
+        user_id: int,
+        track_ids: list[str],
+        known: dict[str, dict[str, Any]],
+        effective: dict[str, Any],
+        profile: dict[str, Any] | None,
+    ) -> dict[str, int]:
+        """The tracks over the rest limit that the person does not like by name, with their plays;
+        ``profile`` None (inline rules): the likes are the base profile's, rules or not."""
+        if "rest" not in effective:
+            return {}
+        rest = Rest(effective["rest"]["max_plays"], effective["rest"]["days"])
+        counts = await counts_for(self._db, user_id, rest, track_ids, known)
+        over = {t: n for t, n in counts.items() if n >= rest.max_plays}
+        if not over:
+            return {}
+        if profile is None:
+            stored = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"profile": 1})
+            profile = base((stored or {}).get("profile") or {})
+        liked = await liked_by_name(self._db, user_id, profile)
+        return {t: n for t, n in over.items() if not liked.names(t, known.get(t))}
 
 
 def _kept(signals: Signals, track_id: str) -> str:

@@ -122,6 +122,10 @@ def memory_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
             raise InvalidArgument(
                 f"a memory in the export has no valid {name}", {"field": "data.memories", "memory_id": memory_id}
             )
+    if not isinstance(doc.get("sensitive", False), bool):  # the store's validator takes only a bool
+        raise InvalidArgument(
+            "a memory's sensitive must be true or false", {"field": "data.memories", "memory_id": memory_id}
+        )
     return {
         **doc,
         "_id": memory_key(user_id, memory_id),

@@ -93,6 +93,8 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
             "over": {"kind": "artist", "name": "Jazz Band"},
         },
         "memory_explain": {"user_id": user_id, "path": "Polka Band"},
+        "memory_list_conflicts": {"user_id": user_id},
+        "memory_resolve_conflict": {"user_id": user_id, "conflict_id": "cf_0", "resolution": "dismiss"},
         "memory_forget": {"user_id": user_id, "kind": "profile_field", "id": "/genres", "confirm": True},
     }
 

@@ -220,9 +220,14 @@ async def test_the_block_keeps_its_promises_on_any_store(
 
 
 @hsettings(max_examples=300, deadline=None)
-@given(text=st.text(max_size=300) | st.sampled_from([*HOSTILE, "� lone", "a\u2029b", "\x1c\x1d\x1e\x0b\x0c"]))
+@given(
+    text=st.text(max_size=300)
+    | st.sampled_from([*HOSTILE, "� lone", "a\u2029b", "\x1c\x1d\x1e\x0b\x0c", "Drum & Bass", "R&B"])
+)
 def test_a_quoted_text_is_one_safe_json_string_of_the_text(text: str) -> None:
     quoted = quote(text)
     assert len(quoted.splitlines()) == 1 and not set(quoted) & set("<>\n\r\u2028\u2029\x85")
-    assert _STRING.fullmatch(quoted) and json.loads(quoted) == (text if len(text) <= 280 else text[:280] + "…")
+    kept = text if len(text) <= 280 else text[:280] + "…"
+    assert _STRING.fullmatch(quoted) and json.loads(quoted) == kept
+    assert quoted.count("&") == kept.count("&")  # "&" as typed: the block is text, not markup
     assert tokens_of(quoted + "\n") == estimate_tokens(quoted)

@@ -72,6 +72,14 @@ async def test_a_user_with_nothing_stored(settings: Settings) -> None:
         "next_cursor": None,
         "history_complete": True,
         "hidden": None,
+        "out_of_sight": {
+            "memories": [],
+            "memory_count": 0,
+            "events": [],
+            "event_count": 0,
+            "fields": [],
+            "field_count": 0,
+        },
     }
 
 

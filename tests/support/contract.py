@@ -66,6 +66,9 @@ TOOLS = [
     "memory.explain",
     "memory.forget",
     "memory.inspect",
+    # Stated versus played.
+    "memory.list_conflicts",
+    "memory.resolve_conflict",
     # The timeline picture of the memory page.
     "memory.get_playlist_timeline",
     # The door to the tools a session does not list yet.

@@ -110,6 +110,7 @@ ASKS: dict[str, list[dict[str, Any]]] = {
     "memory_inspect": [{}],
     "memory_explain": [{"path": p} for p in ("/genres", "/rules/max_tracks_per_artist", "/avoid/0", "/artists/0")],
     "memory_export_user_data": [{}],
+    "memory_list_conflicts": [{}],
 }
 # Read tools whose answer is this store's history rather than the user's data, and so differs
 # for a copy by design: the audit trail names the calls that wrote (the original's own calls,

@@ -81,9 +81,10 @@ class PageErrors:
         return [m for m in self.messages if not any(a in m for a in allowed)]
 
 
-async def new_page(browser, base_url: str):
-    """A fresh context (cookie jar) and page on the page's URL; returns (page, errors)."""
-    context = await browser.new_context(base_url=base_url, viewport=VIEWPORT)
+async def new_page(browser, base_url: str, **options: str):
+    """A fresh context (cookie jar) and page on the page's URL; returns (page, errors). ``options``
+    go to the context (``timezone_id="Asia/Kolkata"``: the person's local time is not UTC)."""
+    context = await browser.new_context(base_url=base_url, viewport=VIEWPORT, **options)
     context.set_default_timeout(ACTION_TIMEOUT_MS)
     page = await context.new_page()
     errors = PageErrors(page)

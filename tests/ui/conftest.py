@@ -14,7 +14,7 @@ from tests.support.backends import make_settings
 from tests.support.server_process import running_server
 from tests.support.tokens import create_token, token_env
 from tests.ui.browser import launch
-from tests.ui.page_world import EXPORTED, GONE, HOSTILE_USER, KEPT, NEVER, OTHER, PAGES, TIMELINE, World
+from tests.ui.page_world import EXPORTED, GONE, HOSTILE_USER, KEPT, NEVER, OTHER, PAGES, SIGHT, TIMELINE, WORDS, World
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -27,7 +27,7 @@ async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World
         # One file, so one after the other; the server re-reads it, so it may start meanwhile.
         return {
             "main": create_token(
-                token_file, KEPT, HOSTILE_USER, NEVER, PAGES, EXPORTED, GONE, TIMELINE, label="page tests"
+                token_file, KEPT, HOSTILE_USER, NEVER, PAGES, EXPORTED, GONE, TIMELINE, WORDS, SIGHT, label="page tests"
             )[0],
             "other": create_token(token_file, OTHER)[0],
         }

@@ -18,6 +18,8 @@ from tests.ui.browser import new_page, settled, sign_in
 KEPT, NEVER, OTHER, HOSTILE_USER = 1, 9, 2, 3  # NEVER: a user nobody ever writes for
 PAGES, EXPORTED, GONE = 4, 5, 6  # the profile/memories pages, the export, delete everything
 TIMELINE = 7  # the playlist page
+WORDS = 8  # the page in the person's words: steps, no internal terms, the date-time picker
+SIGHT = 10  # what is kept out of sight: the Memories card, the marks, forgetting from the card
 HOSTILE = '<img src=x onerror="window.__xss=1">'
 
 

@@ -77,7 +77,13 @@ async def test_a_moment_typed_on_the_timeline_lists_exactly_the_reconstruction_a
     await expect(page.get_by_test_id("track-row")).to_have_count(5)  # now, before any moment is picked
 
     entry = page.get_by_test_id("moment-input")
-    await entry.fill(moment)
+    assert await entry.get_attribute("type") == "datetime-local"
+    local = await page.evaluate(  # the picker holds the person's local time
+        "iso => { const d = new Date(iso); d.setMinutes(d.getMinutes() - d.getTimezoneOffset());"
+        " return d.toISOString().slice(0, 19); }",
+        moment,
+    )
+    await entry.fill(local)
     await entry.press("Enter")
     rows = page.get_by_test_id("track-row")
     await expect(rows).to_have_count(len(expected["track_ids"]))

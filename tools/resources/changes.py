@@ -24,6 +24,7 @@ CHANGES: dict[str, tuple[frozenset[Kind], bool]] = {
     "memory.log_plays": (frozenset({"context"}), False),
     "memory.validate_recommendation": (frozenset({"context"}), False),
     "memory.record_choice": (frozenset({"context"}), False),
+    "memory.resolve_conflict": (frozenset({"context"}), False),
     # Ledger moves: the list (order, track counts), the named playlists (now and at any time at or
     # after the change, which a client-timestamped move can reach), the block's recent playlists.
     "memory.log_playlist_create": (_PLAYLIST_MOVE, True),

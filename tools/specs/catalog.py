@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from tools.specs.base import ToolSpec
+from tools.specs.conflicts import CONFLICT_SPECS
 from tools.specs.context import CONTEXT_SPECS
 from tools.specs.control import CONTROL_SPECS
 from tools.specs.followups import FOLLOWUP_SPECS
@@ -26,6 +27,7 @@ TOOL_SPECS: list[ToolSpec] = (
 TOOL_SPECS += CONTEXT_SPECS  # the memory block for the prompt
 TOOL_SPECS += FORGET_SPECS  # forget one item
 TOOL_SPECS += PROVENANCE_SPECS  # pairwise choices and provenance
+TOOL_SPECS += CONFLICT_SPECS  # stated versus played
 TOOL_SPECS += TOOLSET_SPECS  # the door to the rest
 
 
@@ -46,7 +48,8 @@ TOOLSETS: dict[str, frozenset[str]] = {
     "ledger": _names(MOVE_SPECS) | {"memory.rotation_report"},
     "tracks": _names(TRACK_SPECS),
     "memories": _names(MEMORY_SPECS, FOLLOWUP_SPECS, CONTEXT_SPECS, PROVENANCE_SPECS) | {"memory.feedback_summary"},
-    "control": _names(CONTROL_SPECS, FORGET_SPECS, IMPORT_SPECS) | {"memory.explain"},  # "why do you think that?"
+    # "why do you think that?", and "what I said versus what I played"
+    "control": _names(CONTROL_SPECS, FORGET_SPECS, IMPORT_SPECS, CONFLICT_SPECS) | {"memory.explain"},
     "ops": frozenset({"ops.list_users", "ops.audit"}),
 }
 ALWAYS_LISTED = frozenset({ENABLE_TOOLSETS})  # the door stays listed whatever else is

@@ -20,6 +20,7 @@ async def add(service: MemoryService, a: dict[str, Any], caller: Principal) -> d
         a.get("metadata"),
         time_argument(a, "timestamp"),
         a.get("skip_dedup", False),
+        sensitive=a.get("sensitive", False),
     )
 
 

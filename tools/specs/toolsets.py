@@ -27,7 +27,7 @@ TOOLSET_SPECS: list[ToolSpec] = [
         "Call when you need a tool that is not listed; it lists a toolset's tools for the rest of this session. "
         "ledger: undo, fork, resync, diff, timeline, rotation. tracks: catalog, check rules. memories: plays, "
         "follow-ups, recommendations, choices, explain, feedback. control: pause, status, inspect, explain, forget, "
-        "import. ops: audit. all: everything. Returns what it added.",
+        "import, conflicts. ops: audit. all: everything. Returns what it added.",
         enable_toolsets,
         read_only=True,
         destructive=False,

@@ -67,7 +67,7 @@ TRACK_SPECS: list[ToolSpec] = [
         "memory.check_playlist",
         "Check a playlist against the rules (memory.check_playlist)",
         "Call before creating or changing a playlist: checks the ordered track_ids against the user's rules (tracks "
-        "per artist, duration, avoid list, duplicates, breathers). Returns ok, violations with suggestions, "
+        "per artist, duration, avoid list, duplicates, breathers, rest for tracks played too often). Returns ok, violations with suggestions, "
         "unverified rules and unknown_tracks (store those with memory_upsert_tracks). ok is true only with nothing "
         "violated or unverified.",
         check_playlist,

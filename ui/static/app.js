@@ -7,9 +7,11 @@ import { renderProfile } from "./profile.js";
 import { renderMemories } from "./memories.js";
 import { renderExport } from "./export.js";
 import { renderPlaylist } from "./playlist.js";
+import { renderReview } from "./review.js";
 
 const ROUTES = { "#/overview": renderOverview, "#/playlists": renderPlaylists };
 Object.assign(ROUTES, { "#/profile": renderProfile, "#/memories": renderMemories, "#/export": renderExport });
+ROUTES["#/review"] = renderReview;
 // Routes with a parameter: "#/playlists/<id>" → one playlist's page (its nav entry: Playlists).
 const PARAM_ROUTES = [{ prefix: "#/playlists/", render: renderPlaylist, nav: "#/playlists" }];
 function paramRoute(hash) {

@@ -65,7 +65,7 @@ function exportCard(view) {
     }
   });
   return h("section", { class: "card" }, h("h2", {}, "Export"),
-    h("p", {}, "Everything stored for this user as one JSON file, the same file `memory-service export` writes."),
+    h("p", {}, "Everything stored for this user as one JSON file, the same file the service's own export command writes."),
     h("div", { class: "row" }, button), note);
 }
 

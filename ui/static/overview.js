@@ -1,6 +1,8 @@
 // Overview: the kill switch, pause until, counts per kind, the last context block served.
 import { callTool } from "./api.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
+import { fromPicker, momentPicker } from "./moments.js";
+import { leftOutWords, sectionWords } from "./words.js";
 
 const COUNTS = [
   ["playlists", "playlists", "Playlists"],
@@ -54,18 +56,16 @@ function switchCard(view, status) {
 }
 
 function pauseCard(view, status) {
-  const input = h("input", { type: "text", "data-testid": "pause-input", "aria-label": "Pause until",
-    placeholder: "2030-01-31T18:00:00Z", spellcheck: "false" });
+  const input = momentPicker(h, { "data-testid": "pause-input", "aria-label": "Pause until" });
   const apply = h("button", { type: "button", "data-testid": "pause-apply" }, "Pause");
   const clear = h("button", { type: "button", "data-testid": "pause-clear", disabled: !status.paused_until }, "Resume now");
   const submit = () => {
-    const text = input.value.trim();
-    const moment = new Date(text);
-    if (!text || Number.isNaN(moment.getTime())) {
-      showError({ code: "INVALID_ARGUMENT", message: "Type a date and time, e.g. 2030-01-31T18:00:00Z." });
+    const until = fromPicker(input);
+    if (!until) {
+      showError({ code: "INVALID_ARGUMENT", message: "Pick the day and time memory may store again." });
       return;
     }
-    act(view, apply, "memory_pause", { user_id: view.userId, until: moment.toISOString() });
+    act(view, apply, "memory_pause", { user_id: view.userId, until });
   };
   apply.addEventListener("click", submit);
   input.addEventListener("keydown", (event) => { if (event.key === "Enter") submit(); });
@@ -96,13 +96,14 @@ function contextCard(last) {
   const d = last.diagnostics;
   card.append(
     h("p", {}, "Served ", h("time", { datetime: last.served_at, title: last.served_at }, when(last.served_at)),
-      `: ${last.tokens} of ${last.budget_tokens} tokens (estimator ${d.estimator})`,
-      last.focus ? [", focus ", h("q", {}, last.focus), `, ${d.focus_matches} matching`] : "", "."),
+      ": ", h("span", { "data-testid": "context-size", title: d.estimator },
+        `about ${last.tokens} tokens of the ${last.budget_tokens} allowed`),
+      last.focus ? [", focused on ", h("q", {}, last.focus), ` (${d.focus_matches} matching)`] : "", "."),
     h("pre", { class: "block", "data-testid": "context-block" }, last.block),
     h("table", {},
       h("thead", {}, h("tr", {}, h("th", {}, "Section"), h("th", { class: "num" }, "Kept"),
         h("th", { class: "num" }, "Dropped"), h("th", { class: "num" }, "Tokens"))),
-      h("tbody", {}, d.sections.map((s) => h("tr", {}, h("td", {}, s.section), h("td", { class: "num" }, s.kept),
+      h("tbody", {}, d.sections.map((s) => h("tr", {}, h("td", {}, sectionWords(s.section)), h("td", { class: "num" }, s.kept),
         h("td", { class: "num" }, s.dropped), h("td", { class: "num" }, s.tokens))))),
     h("p", { class: "muted" }, dropSummary(d)));
   return card;
@@ -111,7 +112,7 @@ function contextCard(last) {
 function dropSummary(d) {
   const reasons = {};
   for (const item of d.dropped) reasons[item.reason] = (reasons[item.reason] || 0) + 1;
-  const parts = Object.entries(reasons).map(([reason, n]) => `${n} for ${reason}`);
+  const parts = Object.entries(reasons).map(([reason, n]) => `${n} ${leftOutWords(reason)}`);
   const more = d.unlisted.kept + d.unlisted.dropped;
   return (parts.length ? `Left out: ${parts.join(", ")}.` : "Nothing left out.") + (more ? ` ${more} more not listed.` : "");
 }

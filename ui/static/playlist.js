@@ -4,6 +4,8 @@
 import { callAllPages, callTool } from "./api.js";
 import { confirmDialog } from "./confirm.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
+import { fromPicker, momentPicker, toPicker } from "./moments.js";
+import { changeWords } from "./words.js";
 
 export const MAX_POINTS = 500;
 const SVG = "http://www.w3.org/2000/svg";
@@ -38,16 +40,21 @@ function picture(timeline, onPick) {
   const top = Math.max(1, ...points.map((p) => p.track_count_max));
   const x = (iso) => PAD.left + ((Date.parse(iso) - t0) / (t1 - t0)) * (WIDTH - PAD.left - PAD.right);
   const y = (n) => HEIGHT - PAD.bottom - (n / top) * (HEIGHT - PAD.top - PAD.bottom);
-  const line = points.map((p, i) => `${i ? "L" : "M"}${x(p.to).toFixed(1)},${y(p.track_count_end).toFixed(1)}`);
-  const band = points.map((p) => `${x(p.from).toFixed(1)},${y(p.track_count_max).toFixed(1)}`)
-    .concat(points.slice().reverse().map((p) => `${x(p.to).toFixed(1)},${y(p.track_count_min).toFixed(1)}`));
+  const X = (iso) => x(iso).toFixed(1);
+  const Y = (n) => y(n).toFixed(1);
+  // Steps: the count holds until a bin's last event, then jumps to the bin's count after it.
+  const line = [`M${X(points[0].to)},${Y(points[0].track_count_end)}`]
+    .concat(points.slice(1).map((p) => `H${X(p.to)} V${Y(p.track_count_end)}`));
+  // Within a bin the count ranged over min..max: one rectangle per bin.
+  const band = points.map((p) => `M${X(p.from)},${Y(p.track_count_max)} H${X(p.to)} V${Y(p.track_count_min)} H${X(p.from)} Z`);
   const marks = svg("g", { class: "marks" });
   for (const p of points) {
     const type = dominant(p.types);
     const mark = svg("circle", { cx: x(p.to).toFixed(1), cy: y(p.track_count_end).toFixed(1), r: 3,
       class: `mark ${typeClass(type)}`, "data-testid": "timeline-mark", "data-at": p.to });
     mark.append(svg("title", {}, document.createTextNode(
-      `${when(p.to)}: ${p.track_count_end} tracks · ${Object.entries(p.types).map(([t, n]) => `${t} ${n}`).join(", ")}`)));
+      `${when(p.to)}: ${p.track_count_end} tracks · ${Object.entries(p.types)
+        .map(([t, n]) => (n > 1 ? `${changeWords(t)} (${n} times)` : changeWords(t))).join(", ")}`)));
     marks.append(mark);
   }
   const cursor = svg("line", { class: "moment", x1: -10, x2: -10, y1: PAD.top, y2: HEIGHT - PAD.bottom });
@@ -59,7 +66,7 @@ function picture(timeline, onPick) {
   svg("text", { class: "tick", x: PAD.left, y: HEIGHT - 6 }, document.createTextNode(when(points[0].from))),
   svg("text", { class: "tick", x: WIDTH - PAD.right, y: HEIGHT - 6, "text-anchor": "end" },
     document.createTextNode(when(points[points.length - 1].to))),
-  svg("polygon", { class: "band", points: band.join(" ") }),
+  svg("path", { class: "band", d: band.join(" ") }),
   svg("path", { class: "count", d: line.join(" ") }),
   marks, cursor);
   root.addEventListener("click", (event) => {
@@ -75,7 +82,8 @@ function picture(timeline, onPick) {
   };
   const used = new Set(points.map((p) => dominant(p.types)));
   const legend = h("ul", { class: "legend", "data-testid": "timeline-legend" },
-    TYPES.filter((t) => used.has(t)).map((t) => h("li", {}, h("span", { class: `swatch ${typeClass(t)}` }), t)));
+    TYPES.filter((t) => used.has(t)).map((t) => h("li", { "data-type": t },
+      h("span", { class: `swatch ${typeClass(t)}` }), changeWords(t))));
   return { root, legend, show };
 }
 
@@ -91,13 +99,6 @@ function trackRows(found) {
   });
 }
 
-function parseMoment(text) {
-  const value = text.trim();
-  if (!/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/i.test(value)) return null;
-  const date = new Date(/T|\s/.test(value) || value.length > 10 ? value.replace(" ", "T") : `${value}T00:00:00Z`);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
-}
-
 export async function renderPlaylist(view) {
   const playlistId = view.param;
   const args = { user_id: view.userId, playlist_id: playlistId };
@@ -109,13 +110,13 @@ export async function renderPlaylist(view) {
   const name = info.playlist && info.playlist.name ? info.playlist.name : playlistId;
   const count = h("span", { "data-testid": "playlist-count" }, String(timeline.track_count));
 
-  const momentInput = h("input", { type: "text", "data-testid": "moment-input", "aria-label": "Moment (ISO 8601)",
-    placeholder: "2025-01-31T18:00:00Z", class: "moment-input" });
+  const momentInput = momentPicker(h, { "data-testid": "moment-input", "aria-label": "Moment", class: "moment-input" });
+  const momentShow = h("button", { type: "button", "data-testid": "moment-show" }, "Show");
   const momentTitle = h("h2", {}, "Contents now");
   const tracksBody = h("tbody", { "data-testid": "tracks" });
   const tracksNote = h("p", { class: "muted", "data-testid": "tracks-note" });
   let shown = 0;
-  const pic = picture(timeline, (iso) => { momentInput.value = iso; showAt(iso); });
+  const pic = picture(timeline, (iso) => { momentInput.value = toPicker(iso); showAt(iso); });
 
   async function showAt(iso) {
     clearError();
@@ -125,7 +126,7 @@ export async function renderPlaylist(view) {
       const found = await callTool("memory_reconstruct_playlist",
         { ...args, include_tracks: true, ...(iso ? { at_time: iso } : {}) });
       if (!view.current() || mine !== shown) return;
-      replace(momentTitle, iso ? `Contents at ${iso}` : "Contents now");
+      replace(momentTitle, iso ? ["Contents at ", h("time", { datetime: iso, title: iso }, when(iso))] : "Contents now");
       replace(tracksBody, trackRows(found));
       tracksNote.textContent = `${found.track_ids.length} tracks${found.tracks_truncated ? " (names cut to keep the answer small)" : ""}.`;
       if (iso) pic.show(iso);
@@ -139,25 +140,29 @@ export async function renderPlaylist(view) {
     }
   }
 
-  momentInput.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter") return;
-    event.preventDefault();
-    const iso = parseMoment(momentInput.value);
+  const pick = () => {
+    const iso = fromPicker(momentInput);
     if (!iso) {
-      showError({ code: "INVALID_ARGUMENT", message: "Type a moment as ISO 8601, e.g. 2025-01-31T18:00:00Z" });
+      showError({ code: "INVALID_ARGUMENT", message: "Pick a day and a time first." });
       return;
     }
     showAt(iso);
+  };
+  momentShow.addEventListener("click", pick);
+  momentInput.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    event.preventDefault();
+    pick();
   });
 
   replace(view.main,
     h("p", {}, h("a", { href: "#/playlists" }, "← Playlists")),
     h("h1", { "data-testid": "playlist-title" }, name, " ", h("span", { class: "muted" }, "· ", count, " tracks")),
     h("section", { class: "card" }, h("h2", {}, "Timeline"),
-      h("p", { class: "muted" }, `Track count over ${timeline.events_total} events (band: min–max within a bin). `
-        + "Click the picture or type a moment to see the contents then."),
+      h("p", { class: "muted" }, `How many tracks it held over ${timeline.events_total} changes (shaded: the lowest `
+        + "and highest count where changes lie close together). Click the picture or pick a moment to see the contents then."),
       pic.root, pic.legend,
-      h("label", { class: "row" }, "Moment ", momentInput)),
+      h("div", { class: "row" }, h("label", {}, "Moment ", momentInput), momentShow)),
     h("section", { class: "card" }, momentTitle, tracksNote,
       h("table", { "data-testid": "track-table" },
         h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, "Track"), h("th", {}, "Artists"),
@@ -168,16 +173,16 @@ export async function renderPlaylist(view) {
 }
 
 function diffCard(args, view) {
-  const from = h("input", { type: "text", "data-testid": "diff-from", "aria-label": "From", placeholder: "from (ISO 8601)" });
-  const to = h("input", { type: "text", "data-testid": "diff-to", "aria-label": "To", placeholder: "to (empty: now)" });
+  const from = momentPicker(h, { "data-testid": "diff-from", "aria-label": "From" });
+  const to = momentPicker(h, { "data-testid": "diff-to", "aria-label": "To (empty: now)" });
   const go = h("button", { type: "button", "data-testid": "diff-run" }, "Compare");
   const out = h("div", { "data-testid": "diff" });
   go.addEventListener("click", async () => {
     clearError();
-    const fromIso = parseMoment(from.value);
-    const toIso = to.value.trim() ? parseMoment(to.value) : null;
+    const fromIso = fromPicker(from);
+    const toIso = to.value.trim() ? fromPicker(to) : null;
     if (!fromIso || (to.value.trim() && !toIso)) {
-      showError({ code: "INVALID_ARGUMENT", message: "Type both moments as ISO 8601 (to may stay empty: now)" });
+      showError({ code: "INVALID_ARGUMENT", message: "Pick the first moment (the second may stay empty: now)." });
       return;
     }
     go.disabled = true;
@@ -186,7 +191,7 @@ function diffCard(args, view) {
       if (!view.current()) return;
       const list = (title, testid, items, key) => h("div", {}, h("h3", {}, `${title} (${diff.counts[key]})`),
         items.length ? h("ul", { "data-testid": testid }, items.map((item) =>
-          h("li", { "data-track-id": item.track_id }, h("span", { class: "mono" }, item.track_id), ` at ${item.index + 1}`)))
+          h("li", { "data-track-id": item.track_id }, h("span", { class: "mono" }, item.track_id), ` at position ${item.index + 1}`)))
           : h("p", { class: "muted" }, "none"));
       replace(out, h("div", { class: "diff-lists" },
         list("Added", "diff-added", diff.added, "added"), list("Removed", "diff-removed", diff.removed, "removed")),
@@ -198,7 +203,8 @@ function diffCard(args, view) {
     }
   });
   return h("section", { class: "card" }, h("h2", {}, "Compare two moments"),
-    h("div", { class: "row" }, from, to, go), out);
+    h("div", { class: "row" }, h("label", {}, "From ", from), h("label", {}, "to ", to),
+      h("span", { class: "muted small" }, "(empty: now)"), go), out);
 }
 
 function undoCard(args, view) {
@@ -206,7 +212,7 @@ function undoCard(args, view) {
   button.addEventListener("click", async () => {
     clearError();
     const yes = await confirmDialog("Undo the last change?",
-      "The latest change still in force is reversed by a new UNDO event (nothing is deleted from the history). "
+      "The latest change still in force is reversed; the history keeps both the change and its undoing. "
       + "Make the same change on the music service.", "Undo");
     if (!yes) return;
     button.disabled = true;

@@ -1,6 +1,7 @@
 // Playlists: the list (paged by cursor) and one search box over everything (memory_search).
 import { callTool } from "./api.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
+import { keyWords, kindWords } from "./words.js";
 
 const PAGE = 50;
 
@@ -88,9 +89,9 @@ function searchCard(view) {
 
 function hit(result) {
   const meta = result.metadata || {};
-  const label = meta.name || meta.key || meta.type || null;
+  const label = meta.name || (meta.key ? keyWords(meta.key) : null) || meta.type || null;
   return h("li", { "data-testid": "search-result", "data-kind": result.kind, "data-id": result.id },
-    h("span", { class: "kind" }, result.kind.replace("_", " ")),
+    h("span", { class: "kind" }, kindWords(result.kind)),
     label && label !== result.snippet ? h("strong", {}, label, " — ") : null,
     h("span", { class: "snippet" }, result.snippet));
 }

@@ -2,6 +2,7 @@
 import { callAllPages, callTool } from "./api.js";
 import { confirmed } from "./confirm.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
+import { pathWords, sensitiveMark } from "./words.js";
 
 export function memoryOff(view, title) {
   replace(view.main, h("h1", {}, title),
@@ -40,7 +41,8 @@ function shown(value) {
 function fieldRow(view, field) {
   const forget = h("button", { type: "button", class: "danger small", "data-testid": "forget" }, "Forget");
   forget.addEventListener("click", () => confirmed(forget, "Forget this profile field?",
-    `${field.path} = ${shown(field.value)} is removed from the profile, and its reasons from the history. This cannot be undone.`,
+    `${pathWords(field.path)}: ${shown(field.value)} is removed from the profile, and its reasons from the history. `
+    + "This cannot be undone.",
     "Forget", async () => {
       clearError();
       await callTool("memory_forget", { user_id: view.userId, kind: "profile_field", id: field.path, confirm: true });
@@ -48,8 +50,9 @@ function fieldRow(view, field) {
     }, showError));
   return h("li", { class: "field", "data-testid": "profile-field", "data-path": field.path },
     h("div", { class: "row" },
-      h("code", { class: "path", "data-testid": "field-path" }, field.path),
+      h("span", { class: "path", "data-testid": "field-path", title: field.path }, pathWords(field.path)),
       h("span", { class: "value", "data-testid": "field-value" }, shown(field.value)),
+      sensitiveMark(field),
       h("span", { class: "spacer" }), forget),
     setBy(field), evidence(view, field));
 }

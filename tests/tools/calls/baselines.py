@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tests.support import playlist, track
@@ -45,6 +46,7 @@ BASELINES: dict[str, dict[str, Any]] = {
             "avoid_genres": ["dubstep"],
             "no_duplicates": True,
             "breathers": {"placement": "mid", "max_energy": 0.4},
+            "rest": {"max_plays": 3, "days": 7},
         },
     },
     "ops.list_users": {"limit": 10},
@@ -192,6 +194,8 @@ BASELINES: dict[str, dict[str, Any]] = {
         "context": "picking an opener",
     },
     "memory.explain": {"user_id": 1, "path": "/genres/0"},
+    "memory.list_conflicts": {"user_id": 1, "limit": 5},
+    "memory.resolve_conflict": {"user_id": 1, "conflict_id": "cf_0", "resolution": "dismiss", "note": "n"},
     "memory.forget": {"user_id": 1, "kind": "profile_field", "id": "/genres", "confirm": True},
     "memory.enable_toolsets": {"toolsets": ["ledger"]},
 }
@@ -259,4 +263,18 @@ async def live_baseline(call: Any, prd_name: str) -> dict[str, Any]:
                 },
             )
         )["memory_id"]
+    if prd_name == "memory.resolve_conflict":
+        arguments["conflict_id"] = await open_conflict(call)
     return arguments
+
+
+async def open_conflict(call: Any, user_id: int = 1) -> str:
+    """The id of a real stated-versus-played conflict: a dislike, then five plays of it today."""
+    await call.ok(
+        "memory_append_preference_event", {"user_id": user_id, "type": "dislike", "payload": {"artist": "Polka"}}
+    )
+    now = datetime.now(UTC).replace(microsecond=0)
+    plays = [{"artist": "polka", "played_at": (now - timedelta(hours=h)).isoformat()} for h in range(5)]
+    await call.ok("memory_log_plays", {"user_id": user_id, "plays": plays})
+    conflicts = (await call.ok("memory_list_conflicts", {"user_id": user_id}))["conflicts"]
+    return str(next(c["conflict_id"] for c in conflicts if c["subject"] == {"artist": "Polka"}))

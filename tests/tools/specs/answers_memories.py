@@ -131,6 +131,23 @@ MEMORY_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
             "context": "c",
         },
     },
+    "memory.list_conflicts": lambda rows: {
+        "user_id": 1,
+        "as_of": ISO,
+        "conflicts": [
+            {
+                "conflict_id": f"cf_{i}",
+                "kind": "played_despite_dislike",
+                "subject": {"artist": "a"},
+                "stated": {"event_ids": [str(uuid.UUID(int=i + 1))], "text": "t", "at": ISO},
+                "played": {"count": 5, "days": 30, "examples": [{"artist": "a", "track": None, "played_at": ISO}]},
+                "detected_at": ISO,
+            }
+            for i in range(rows)
+        ],
+        "total": rows,
+        "next_cursor": None,
+    },
     "memory.explain": lambda rows: {
         "user_id": 1,
         "path": "/likes/0",
@@ -158,6 +175,40 @@ MEMORY_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         ],
     },
     "memory.inspect": lambda rows: {
+        "out_of_sight": {
+            "memories": [
+                {
+                    "memory_id": MEMORY_ID,
+                    "timestamp": ISO,
+                    "type": "insight",
+                    "entities": ["e"],
+                    "summary": "s",
+                    "importance": 9,
+                    "days_ago": i,
+                    "fuzzy": False,
+                    "seen_count": 1,
+                    "metadata": {},
+                    "score": 1.0,
+                    "sensitive": True,
+                }
+                for i in range(min(rows, 20))
+            ],
+            "memory_count": rows,
+            "events": [
+                {
+                    "event_id": str(i),
+                    "type": "like",
+                    "subjects": ["s"],
+                    "said": None,
+                    "source": "user",
+                    "timestamp": ISO,
+                }
+                for i in range(min(rows, 20))
+            ],
+            "event_count": rows,
+            "fields": [f"/f/{i}" for i in range(min(rows, 20))],
+            "field_count": rows,
+        },
         "user_id": 1,
         "enabled": True,
         "paused_until": None,

@@ -119,11 +119,15 @@ DESCRIBED_ARRAYS = {
     "memory.get_context": ["diagnostics/sections", "diagnostics/kept", "diagnostics/dropped"],
     "memory.record_choice": ["payload/choice/dimensions"],
     "memory.explain": ["set_by", "evidence"],
+    "memory.list_conflicts": ["conflicts"],
     "memory.enable_toolsets": ["enabled", "added"],
     "memory.inspect": [
         "last_context/diagnostics/sections",
         "last_context/diagnostics/kept",
         "last_context/diagnostics/dropped",
         "profile_fields",
+        "out_of_sight/memories",
+        "out_of_sight/events",
+        "out_of_sight/fields",
     ],
 }
