@@ -65,8 +65,8 @@ def fitting(items: Sequence[Any], budget: int, start: int = 0) -> int:
     """How many items from ``start`` fit ``budget`` bytes of compact JSON (at least one, so a page
     always moves on)."""
     used = 0
-    for count, item in enumerate(items[start:]):
-        used += json_bytes(item) + 1
+    for count in range(len(items) - start):  # by index: a list read lazily is read only as far as it fits
+        used += json_bytes(items[start + count]) + 1
         if used > budget and count > 0:
             return count
     return len(items) - start

@@ -32,6 +32,8 @@ class Plan:
     ledger: tuple[tuple[int, int], ...]  # (tracks, mutations)
     ledger_samples: int
     ledger_mcp_mutations: int  # mutations timed through the in-process MCP client after the load
+    rules_tracks: int  # the playlist a rule-checked mutation reports on
+    rules_calls: int  # mutations timed with check_rules and as many without, per client
     search_sizes: tuple[int, ...]
     search_iters: int
     peer_sizes: tuple[int, ...]
@@ -66,6 +68,8 @@ FULL = Plan(
     ledger=((50, 100), (500, 1_000), (5_000, 10_000)),
     ledger_samples=100,
     ledger_mcp_mutations=200,
+    rules_tracks=5_000,
+    rules_calls=200,
     search_sizes=(1_000, 10_000, 50_000),
     search_iters=60,
     peer_sizes=(1_000, 10_000),
@@ -99,6 +103,8 @@ QUICK = Plan(
     ledger=((50, 100), (500, 500), (5_000, 300)),
     ledger_samples=20,
     ledger_mcp_mutations=20,
+    rules_tracks=5_000,
+    rules_calls=20,
     search_sizes=(300, 1_000, 3_000),
     search_iters=12,
     peer_sizes=(1_000, 2_000),

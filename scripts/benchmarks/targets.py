@@ -171,6 +171,19 @@ def context_targets(v: Values, plan: Plan) -> list[str]:
     return lines
 
 
+def rules_targets(v: Values) -> list[str]:
+    """A write with check_rules costs at most half as much again as the same write without it."""
+    if "rules.mcp.with.p50" not in v:
+        return []
+    size = "" if v["rules.tracks"] == 5_000 else f" (this run: {int(v['rules.tracks']):,} tracks)"
+    mcp, facade = (v[f"rules.{k}.with.p50"] / v[f"rules.{k}.without.p50"] for k in ("mcp", "facade"))
+    return [
+        f"- a mutation of a 5,000-track playlist with check_rules p50 ≤ 1.5× the same write without it{size}: "
+        f"in-process MCP client {mcp:.2f}× ({v['rules.mcp.with.p50']:.2f} vs {v['rules.mcp.without.p50']:.2f} ms), "
+        f"facade {facade:.2f}× — {verdict(mcp <= 1.5)}"
+    ]
+
+
 def judge(report: Report, plan: Plan) -> list[str]:
     v = report.values
-    return speed_targets(v, plan) + scale_targets(v, report.texts, plan) + context_targets(v, plan)
+    return speed_targets(v, plan) + scale_targets(v, report.texts, plan) + context_targets(v, plan) + rules_targets(v)

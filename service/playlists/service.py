@@ -12,7 +12,7 @@ from service.ledger.reader import LedgerReader
 from service.ledger.records import PlaylistDetails
 from service.ledger.writer import LedgerWriter
 from service.limits import require_at_most
-from service.playlists.reports import RuleReports, split
+from service.playlists.reports import RuleReports, Setting, split
 from service.search.engine import SearchEngine
 from service.settings import Settings
 from service.storage.database import Database
@@ -48,7 +48,7 @@ class PlaylistService:
             arguments.get("seed_context", {}), self.settings.max_payload_bytes, "seed_context", "seed_context"
         )
         meta = {"name": arguments["name"], "intent_tags": arguments.get("intent_tags", [])}
-        situation = await self._reports.situation(arguments["user_id"], extension, meta["intent_tags"])
+        setting = await self._reports.setting(arguments["user_id"], extension, meta["intent_tags"])
         if "description" in arguments:
             meta["description"] = arguments["description"]
         result = await self._writer.create(
@@ -62,12 +62,12 @@ class PlaylistService:
             request_hash(arguments),
         )
         self._search.playlist_created(arguments["user_id"], arguments, result["created_at"])
-        return await self._reported(arguments, extension, situation, result)
+        return await self._reported(arguments, extension, setting, result)
 
     @unit_of_work
     async def mutate(self, arguments: dict[str, Any], timestamp: datetime | None) -> dict[str, Any]:
         arguments, extension = split(arguments)
-        situation = await self._reports.situation(arguments["user_id"], extension, [])
+        setting = await self._reports.setting(arguments["user_id"], extension, [])
         if arguments["type"] == "UPDATE_META" and isinstance(arguments["payload"], dict):
             require_at_most(
                 arguments["payload"].get("intent_tags", []),
@@ -87,10 +87,10 @@ class PlaylistService:
         await self._search.playlist_changed(
             arguments["user_id"], arguments["playlist_id"], arguments["type"], result["timestamp"]
         )
-        return await self._reported(arguments, extension, situation, result)
+        return await self._reported(arguments, extension, setting, result)
 
     async def _reported(
-        self, arguments: dict[str, Any], extension: dict[str, Any], situation: str | None, result: dict[str, Any]
+        self, arguments: dict[str, Any], extension: dict[str, Any], setting: Setting, result: dict[str, Any]
     ) -> dict[str, Any]:
         """The answer, with the rule report of the playlist as it stands now when asked for (a
         retry's too: it reports the current contents, not those of the first answer)."""
@@ -98,7 +98,7 @@ class PlaylistService:
             return result
         user_id = arguments["user_id"]
         head, _ = await self._writer.open_head(user_id, arguments["playlist_id"], shared=True)
-        report = await self._reports.report(user_id, list(head["track_ids"]), situation)
+        report = await self._reports.report(user_id, list(head["track_ids"]), setting)
         return {**result, "rule_report": report}
 
     async def page(self, user_id: int, limit: int, cursor: str | None) -> dict[str, Any]:

@@ -9,25 +9,20 @@ tracks must not be breathers (the arc opens and closes with drive).
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections import Counter, defaultdict
-from functools import lru_cache
+from collections import Counter
+from collections.abc import Callable, Sequence
+from functools import partial
+from itertools import chain, repeat
 from typing import Any
 
 from service.errors import InvalidArgument
-from service.limits import json_bytes
-from service.paging import PAGE_BYTES, decode_cursor, encode_cursor, offset_of, shares
-from service.text.words import folded_text
-
-MAX_LISTED_IDS = 50  # per violation: the answer stays small whatever the playlist's length
-MAX_VIOLATIONS = 50  # per page
-# A 5,000-track playlist folds ~10,000 artist and genre names per check, mostly the same few hundred.
-_folded = lru_cache(maxsize=1 << 16)(folded_text)
-
-
-def _ids(track_ids: list[str]) -> list[str]:
-    return list(dict.fromkeys(track_ids))[:MAX_LISTED_IDS]
+from service.paging import decode_cursor, encode_cursor, offset_of
+from service.tracks.facts import TrackFacts
+from service.tracks.facts import folded as _folded
+from service.tracks.findings import LISTS, FirstNamed, Found, page, request_digest
+from service.tracks.findings import listed as _ids
+from service.tracks.findings import violation as _violation
+from service.tracks.standing import Standing
 
 
 def _n(count: int, word: str) -> str:
@@ -42,18 +37,20 @@ def _shown(track_id: str, track: dict[str, Any] | None) -> str:
     return f"{track['name']} – {artists[0]}" if artists else str(track["name"])
 
 
-class Check:
-    def __init__(self, track_ids: list[str], known: dict[str, dict[str, Any]]) -> None:
-        self.track_ids = track_ids
-        self.known = known
-        self.unknown = [t for t in dict.fromkeys(track_ids) if t not in known]
-        self.violations: list[dict[str, Any]] = []
+class Check(Standing):
+    """The rules, each a method adding what it finds; ``run_rules`` calls those a rule set names."""
+
+    def __init__(self, track_ids: list[str], known: dict[str, dict[str, Any]], facts: TrackFacts | None = None) -> None:
+        super().__init__(track_ids, known, facts)
+        self.violations = Found()
         self.unverified: list[dict[str, Any]] = []
 
     def violate(self, rule: str, track_ids: list[str], message: str, suggestion: str) -> None:
-        self.violations.append(
-            {"rule": rule, "track_ids": _ids(track_ids), "message": message, "suggestion": suggestion}
-        )
+        self.violations.append(_violation(rule, track_ids, message, suggestion))
+
+    def lists(self) -> dict[str, Sequence[Any]]:
+        """What an answer pages: each of ``findings.LISTS``."""
+        return {"violations": self.violations, "unverified": self.unverified, "unknown_tracks": self.unknown}
 
     def cannot_verify(self, rule: str, track_ids: list[str], what: str) -> None:
         if track_ids:
@@ -61,12 +58,10 @@ class Check:
                 {"rule": rule, "track_ids": _ids(track_ids), "message": f"{len(set(track_ids))} track(s) {what}"}
             )
 
-    def missing(self, field: str) -> list[str]:
-        """Tracks this rule cannot read: unknown ones, and known ones without ``field``."""
-        return [t for t in dict.fromkeys(self.track_ids) if t not in self.known or self.known[t].get(field) is None]
-
     # -- the rules ----------------------------------------------------------------------------
     def no_duplicates(self) -> None:
+        if self.once:
+            return
         for track_id, count in Counter(self.track_ids).items():
             if count > 1:
                 self.violate(
@@ -76,27 +71,53 @@ class Check:
                     f"keep one occurrence and remove the other {count - 1}",
                 )
 
+    def _keys(self, field: str) -> Callable[[str, tuple[str, ...]], tuple[str, ...]]:
+        return self.facts.keys[field].get
+
+    def _spelled(self, field: str, track_id: str, key: str) -> str:
+        """The value of ``field`` as the track spells it, of those that fold to ``key``."""
+        spelled: str = next(v for v in self.known[track_id][field] if _folded(v) == key)
+        return spelled
+
     def max_tracks_per_artist(self, limit: int) -> None:
-        by_artist: dict[str, list[str]] = defaultdict(list)
-        shown: dict[str, str] = {}
-        for track_id in self.track_ids:
-            for artist in (self.known.get(track_id) or {}).get("artists") or []:
-                key = _folded(artist)
-                by_artist[key].append(track_id)
-                shown.setdefault(key, artist)
-        for key, found in by_artist.items():
-            if len(found) > limit:
-                self.violate(
-                    "max_tracks_per_artist",
-                    found,
-                    f"{len(found)} tracks by {shown[key]} (at most {limit})",
-                    f"remove or swap {len(found) - limit} of the tracks by {shown[key]}",
-                )
+        # Each artist over the limit is written out when read, in the order the playlist first names them.
+        over: Sequence[str]
+        if self.left_out is None:  # counted over the playlist, in that order
+            counts = Counter(chain.from_iterable(map(self._keys("artists"), self.track_ids, repeat(()))))
+            over = [k for k, n in counts.items() if n > limit]
+        else:  # what the catalog holds less what the playlist leaves out; ordered only as far as read
+            holders = self.facts.holders["artists"]
+            missed = Counter(chain.from_iterable(map(self.facts.keys["artists"].__getitem__, self.left_out)))
+            crowded = set(self.facts.crowded(limit))
+            crowded.difference_update(k for k, n in missed.items() if len(holders[k]) - n <= limit)
+            over = FirstNamed(self.track_ids, self._keys("artists"), crowded)
+        self.violations.add_unwritten(partial(self._too_many, limit), over)
         self.cannot_verify("max_tracks_per_artist", self.unknown, "not in the catalog: their artists are unknown")
 
+    def _too_many(self, limit: int, key: str) -> dict[str, Any]:
+        found = self.in_order(self.facts.holders["artists"][key])
+        shown = self._spelled("artists", found[0], key)
+        return _violation(
+            "max_tracks_per_artist",
+            found,
+            f"{len(found)} tracks by {shown} (at most {limit})",
+            f"remove or swap {len(found) - limit} of the tracks by {shown}",
+        )
+
     def target_duration(self, low: float | None, high: float | None) -> None:
-        minutes = sum((self.known[t].get("duration_ms") or 0) for t in self.track_ids if t in self.known) / 60000
-        unread = self.missing("duration_ms")
+        durations = self.facts.duration_ms
+        total = self.facts.total_ms
+        if self.left_out is not None and type(total) is int:  # whole numbers: any order sums the same
+            total -= sum(map(durations.__getitem__, self.left_out))
+        else:
+            total = sum(map(durations.get, self.track_ids, repeat(0)))
+        minutes = total / 60000
+        without = self.facts.without_duration
+        unread = (
+            [t for t in dict.fromkeys(self.track_ids) if t not in self.known or t in without]
+            if self.unknown or any(t in self.position for t in without)
+            else []
+        )
         span = f"{low if low is not None else 0:g}–{high:g}" if high is not None else f"at least {low:g}"
         if high is not None and minutes > high:  # already too long, whatever the unknown add
             self.violate(
@@ -118,12 +139,11 @@ class Check:
     def avoid_tracks(self, avoided: list[str], named: dict[str, list[str]]) -> None:
         """An entry is an id, or names catalog tracks (``named``: its title, or "title – artist")."""
         avoided_ids = {a for a in avoided if a not in named}
-        hits = [t for t in self.track_ids if t in avoided_ids]
+        hits = self.in_order(list(avoided_ids))
         if hits:
             self.violate("avoid_tracks", hits, f"{len(set(hits))} track(s) the user avoids", "remove these tracks")
         for entry, ids in named.items():
-            ruled = set(ids)
-            found = [t for t in self.track_ids if t in ruled]
+            found = self.in_order(list(set(ids)))
             if found:
                 self.violate(
                     "avoid_tracks",
@@ -146,18 +166,25 @@ class Check:
         )
 
     def _avoid_named(self, rule: str, field: str, avoided: list[str], said: str, suggestion: str) -> None:
-        """Tracks whose catalog ``field`` (artists, genres) names an avoided one, folded."""
+        """Tracks whose catalog ``field`` (artists, genres) names an avoided one, folded; in the order
+        the playlist first names each, each written out when read."""
         names = {_folded(a): a for a in avoided}
-        hits: dict[str, list[str]] = defaultdict(list)
-        for track_id in self.track_ids:
-            for value in (self.known.get(track_id) or {}).get(field) or []:
-                if (key := _folded(value)) in names:
-                    hits[key].append(track_id)
-        for key, found in hits.items():
-            self.violate(
-                rule, found, f"{len(set(found))} track(s) {said.format(names[key])}", suggestion.format(names[key])
-            )
+        holders, at, keys = self.facts.holders[field], self.first_position, self._keys(field)
+        first: dict[str, tuple[int, int]] = {}  # where the playlist first names it: position, then value
+        for key in names.keys() & holders.keys():
+            if held := list(filter(at.__contains__, holders[key])):
+                p = min(map(at.__getitem__, held))
+                first[key] = (p, keys(self.track_ids[p], ()).index(key))
+        written = partial(self._avoided, rule, field, said, suggestion, names)
+        self.violations.add_unwritten(written, sorted(first, key=first.__getitem__))
         self.cannot_verify(rule, self.unknown, f"not in the catalog: their {field} are unknown")
+
+    def _avoided(
+        self, rule: str, field: str, said: str, suggestion: str, names: dict[str, str], key: str
+    ) -> dict[str, Any]:
+        found = self.in_order(self.facts.holders[field][key])
+        name = names[key]
+        return _violation(rule, found, f"{len(set(found))} track(s) {said.format(name)}", suggestion.format(name))
 
     def rest(self, rested: dict[str, int], max_plays: int, days: int) -> None:
         """One violation per rested track (``rested``: its plays in the window), in playlist order."""
@@ -176,11 +203,11 @@ class Check:
         if n < 3:
             return
         start, end = n // 3, -(-2 * n // 3)
-        energy = {t: (self.known.get(t) or {}).get("energy") for t in self.track_ids}
+        energy = self.facts.energy
+        lows = self.facts.low(max_energy)
 
         def low(t: str) -> bool:
-            value = energy[t]
-            return value is not None and value <= max_energy
+            return t in lows
 
         for position in (0, n - 1):
             track_id = self.track_ids[position]
@@ -193,8 +220,8 @@ class Check:
                     f"move it to the middle (positions {start + 1}–{end}) and put a driving track here",
                 )
         middle = self.track_ids[start:end]
-        if not any(low(t) for t in middle):
-            unread = [t for t in middle if energy[t] is None]
+        if lows.isdisjoint(middle):
+            unread = [t for t in middle if energy.get(t) is None]
             if unread:
                 self.cannot_verify("breathers", unread, "mid-way without a known energy")
             else:
@@ -206,23 +233,23 @@ class Check:
                     f"put a low-energy track at positions {start + 1}–{end}"
                     + (" (move one of these there)" if elsewhere else ""),
                 )
-        edges = [t for t in (self.track_ids[0], self.track_ids[-1]) if energy[t] is None]
+        edges = [t for t in (self.track_ids[0], self.track_ids[-1]) if energy.get(t) is None]
         self.cannot_verify("breathers", edges, "opening or closing without a known energy")
 
 
-def check(
+def run_rules(
     track_ids: list[str],
     known: dict[str, dict[str, Any]],
     rules: dict[str, Any],
-    cursor: str | None = None,
     named: dict[str, list[str]] | None = None,
     rested: dict[str, int] | None = None,
-) -> dict[str, Any]:
-    """The check's answer: a page of its violations, unverified rules and unknown tracks (each
-    list going on from ``cursor``), with exact counts; ``next_cursor`` names the next page.
-    ``named``: the ``avoid_tracks`` entries that name catalog tracks, with their ids; ``rested``: the
-    tracks over the ``rest`` limit and not liked by name, with their plays in the window."""
-    run = Check(track_ids, known)
+    facts: TrackFacts | None = None,
+) -> Check:
+    """Every rule of ``rules`` checked. ``named``: the ``avoid_tracks`` entries that name catalog
+    tracks, with their ids; ``rested``: the tracks over the ``rest`` limit and not liked by name,
+    with their plays in the window; ``facts``: the catalog's, when kept with it (else read from
+    ``known``)."""
+    run = Check(track_ids, known, facts)
     if rules.get("no_duplicates", True):
         run.no_duplicates()
     if "max_tracks_per_artist" in rules:
@@ -238,28 +265,29 @@ def check(
         run.rest(rested or {}, rules["rest"]["max_plays"], rules["rest"]["days"])
     if "breathers" in rules:
         run.breathers(rules["breathers"]["max_energy"])
-    lists: dict[str, list[Any]] = {
-        "violations": run.violations,
-        "unverified": run.unverified,
-        "unknown_tracks": run.unknown,
-    }
-    # The cursor names the request it pages (the tracks and the rules), not only where it stopped.
-    request = hashlib.sha256(json.dumps([track_ids, rules], sort_keys=True).encode()).hexdigest()[:16]
-    at = dict.fromkeys(lists, 0)
+    return run
+
+
+def check(
+    track_ids: list[str],
+    known: dict[str, dict[str, Any]],
+    rules: dict[str, Any],
+    cursor: str | None = None,
+    named: dict[str, list[str]] | None = None,
+    rested: dict[str, int] | None = None,
+    facts: TrackFacts | None = None,
+) -> dict[str, Any]:
+    """The check's answer: a page of its violations, unverified rules and unknown tracks (each
+    list going on from ``cursor``), with exact counts; ``next_cursor`` names the next page."""
+    run = run_rules(track_ids, known, rules, named, rested, facts)
+    lists = run.lists()
+    at = dict.fromkeys(LISTS, 0)
     if cursor is not None:
         state = decode_cursor(cursor, "check")
         at = {k: offset_of(state, k, end=len(v)) for k, v in lists.items()}
-        if state.get("h") != request:
+        if state.get("h") != request_digest(track_ids, rules):
             raise InvalidArgument("cursor belongs to other track_ids or rules", {"field": "cursor"})
-    taken = shares(lists, at, PAGE_BYTES - json_bytes(rules))
-    taken["violations"] = min(taken["violations"], MAX_VIOLATIONS)
-    after = {k: at[k] + taken[k] for k in lists}
+    answer, after = page(lists, rules, at)
     more = any(after[k] < len(v) for k, v in lists.items())
-    return {
-        "ok": not run.violations and not run.unverified,
-        **{k: v[at[k] : after[k]] for k, v in lists.items()},
-        "violation_count": len(run.violations),
-        "unknown_count": len(run.unknown),
-        "rules": rules,
-        "next_cursor": encode_cursor("check", {**after, "h": request}) if more else None,
-    }
+    cursor = encode_cursor("check", {**after, "h": request_digest(track_ids, rules)}) if more else None
+    return {**answer, "next_cursor": cursor}

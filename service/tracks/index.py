@@ -16,6 +16,7 @@ from typing import Any
 
 from service.text.vocabulary import prefix_matches, typo_matches
 from service.text.words import core_title, folded_text, words
+from service.tracks.facts import TrackFacts
 
 # Field codes, in the order a tie between fields is read: title, then artists (artist k of a track
 # is ARTIST + k), then album ("toto" is the band before it is their album "Toto IV").
@@ -82,6 +83,7 @@ class CatalogIndex:
         self.by_id: dict[str, int] = {}
         # Every track in its public shape: a rule check reads it here instead of copying it out of the store.
         self.described: dict[str, dict[str, Any]] = {}
+        self.facts = TrackFacts()  # and what the rules read of it, folded once
         # Folded names, to tell a profile's free-text avoid entry that names an artist or genre.
         self.artist_names: set[str] = set()
         self.genre_names: set[str] = set()
@@ -98,6 +100,7 @@ class CatalogIndex:
             self.tracks.append(track)
             self.by_id[track.track_id] = i
             self.described[track.track_id] = raw
+            self.facts.add(raw)
             for code, found in track.fields.items():
                 for word in dict.fromkeys(found + list(track.joined.get(code, ()))):
                     self._postings[word].append((i, code))

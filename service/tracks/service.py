@@ -21,7 +21,8 @@ from service.storage.database import Database
 from service.storage.units import unit_of_work
 from service.text.words import folded_text
 from service.tracks import catalog, choices
-from service.tracks.check import check
+from service.tracks.check import Check, check, run_rules
+from service.tracks.facts import TrackFacts
 from service.tracks.index import CatalogIndex, Known
 from service.tracks.liked import liked_by_name
 from service.tracks.resolver import resolve
@@ -156,39 +157,62 @@ class TrackService:
         profile: dict[str, Any] | None = None
         if rules is not None:
             known = await catalog.describe_tracks(self._db, user_id, track_ids)
-            effective, source = normalised_inline(rules), "inline"
+            effective, source, facts = normalised_inline(rules), "inline", None
         else:
             stored = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"profile": 1})
             profile = for_situation((stored or {}).get("profile") or {}, situation)
-            index = await self._index(user_id)
-            if self._db.engine == "embedded":
-                # This process is the store's only writer, so the analysed copy is exact after any
-                # write, and reading it costs no copy out of the store.
-                known = {t: index.described[t] for t in dict.fromkeys(track_ids) if t in index.described}
-            else:  # on MongoDB another process may have catalogued a track: ask the store
-                known = await catalog.describe_tracks(self._db, user_id, track_ids)
-            effective = from_profile(profile, index.artist_names, index.genre_names, index.named)
+            known, facts, effective = await self._against(user_id, track_ids, profile)
             source = "profile"
-        named: dict[str, list[str]] = {}
-        if effective.get("avoid_tracks"):  # an entry that names tracks of this user's catalog avoids them
-            index = await self._index(user_id)
-            named = {e: ids for e in dict.fromkeys(effective["avoid_tracks"]) if (ids := index.named(e))}
-        rested = (
-            await self._rested(user_id, track_ids, known, effective["rest"], profile) if "rest" in effective else {}
-        )
-        return {"user_id": user_id, "rules_source": source, **check(track_ids, known, effective, cursor, named, rested)}
+        named = await self._named(user_id, effective)
+        rested = await self._rested(user_id, track_ids, known, effective, profile)
+        answer = check(track_ids, known, effective, cursor, named, rested, facts)
+        return {"user_id": user_id, "rules_source": source, **answer}
+
+    async def run_profile_rules(
+        self, user_id: int, track_ids: list[str], profile: dict[str, Any]
+    ) -> tuple[Check, dict[str, Any]]:
+        """(the check, the rules) of ``profile`` (the stored one, in a situation if one holds), every
+        finding counted; a report reads the few it shows."""
+        known, facts, effective = await self._against(user_id, track_ids, profile)
+        named = await self._named(user_id, effective)
+        rested = await self._rested(user_id, track_ids, known, effective, profile)
+        return run_rules(track_ids, known, effective, named, rested, facts), effective
+
+    async def _against(
+        self, user_id: int, track_ids: list[str], profile: dict[str, Any]
+    ) -> tuple[dict[str, dict[str, Any]], TrackFacts | None, dict[str, Any]]:
+        """(the tracks' descriptions, what the rules read of them if kept, the rules) for a check
+        against ``profile``."""
+        index = await self._index(user_id)
+        known: dict[str, dict[str, Any]]
+        if self._db.engine == "embedded":
+            # This process is the store's only writer, so the analysed copy is exact after any
+            # write, and reading it costs no copy out of the store: the whole catalog is handed on.
+            known, facts = index.described, index.facts
+        else:  # on MongoDB another process may have catalogued a track: ask the store
+            known, facts = await catalog.describe_tracks(self._db, user_id, track_ids), None
+        return known, facts, from_profile(profile, index.artist_names, index.genre_names, index.named)
+
+    async def _named(self, user_id: int, effective: dict[str, Any]) -> dict[str, list[str]]:
+        """The ``avoid_tracks`` entries that name tracks of this user's catalog, with their ids."""
+        if not effective.get("avoid_tracks"):
+            return {}
+        index = await self._index(user_id)
+        return {e: ids for e in dict.fromkeys(effective["avoid_tracks"]) if (ids := index.named(e))}
 
     async def _rested(
         self,
         user_id: int,
         track_ids: list[str],
         known: dict[str, dict[str, Any]],
-        rule: dict[str, int],
+        effective: dict[str, Any],
         profile: dict[str, Any] | None,
     ) -> dict[str, int]:
         """The tracks over the rest limit that the person does not like by name, with their plays;
         ``profile`` None (inline rules): the likes are the base profile's, rules or not."""
-        rest = Rest(rule["max_plays"], rule["days"])
+        if "rest" not in effective:
+            return {}
+        rest = Rest(effective["rest"]["max_plays"], effective["rest"]["days"])
         counts = await counts_for(self._db, user_id, rest, track_ids, known)
         over = {t: n for t, n in counts.items() if n >= rest.max_plays}
         if not over:

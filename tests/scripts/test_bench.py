@@ -43,6 +43,7 @@ EXPECTED = {
     "Ledger:": [f"ledger {size}" for size in SIZES],
     "Ledger writes": [f"mutations {size}" for size in SIZES],
     "Ledger moves": [f"moves {size}" for size in SIZES],
+    "Rule check on a write": ["rule check MCP", "rule check facade"],
     "Search": [f"search {size}" for size in SIZES],
     "Embedded durability": WRITES,
     "Peer": [f"peer {op} {size}" for size in SIZES[:2] for op in ("store", "search")],
@@ -75,6 +76,7 @@ TARGETS = [
     "32 SSE sessions for 60 s",
     "start-up ≤ 5 s and RSS reported at 50 realistic users",
     "memory_get_context (budget 800) p50 ≤ 20 ms in process at 1,000",
+    "with check_rules p50 ≤ 1.5×",
 ]
 # Rows whose figures may be missing for a stated reason, and the cells that must then say why.
 MAY_BE_UNAVAILABLE = {"Peer", "Event-loop lag"}
