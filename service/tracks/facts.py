@@ -13,11 +13,26 @@ from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any
 
+from service.text.entities import folded_entity
 from service.text.words import folded_text
 
 # Profiles and playlists name the same few hundred artists and genres over and over.
 folded = lru_cache(maxsize=1 << 16)(folded_text)
 NAMED_FIELDS = ("artists", "genres")
+NameKey = tuple[str, str]  # folded title, folded artist: how a play without an id names a track
+# Plays are folded as play identity folds them (``folded_entity``); a window repeats the same names.
+entity = lru_cache(maxsize=1 << 14)(folded_entity)
+
+
+def name_keys(track: dict[str, Any]) -> list[NameKey]:
+    """The (title, artist) pairs a play without an id names this catalog track by."""
+    title = entity(track.get("name") or "")
+    return list(dict.fromkeys((title, entity(a)) for a in track.get("artists") or [] if isinstance(a, str)))
+
+
+def play_name(play: dict[str, Any]) -> NameKey | None:
+    """The (title, artist) a play names; None for a play without a track name (an artist alone)."""
+    return (entity(play["track"]), entity(play["artist"])) if play.get("track") else None
 
 
 class TrackFacts:
@@ -29,6 +44,7 @@ class TrackFacts:
         self.duration_ms: dict[str, Any] = {}  # 0 where the catalog knows none, as a sum counts it
         self.without_duration: set[str] = set()
         self.energy: dict[str, Any] = {}  # None where the catalog knows none
+        self.named_by: defaultdict[NameKey, list[str]] = defaultdict(list)  # what a play without an id names
         # Derived from all of the above, dropped by ``add``.
         self._low: dict[float, frozenset[str]] = {}
         self._crowded: dict[int, frozenset[str]] = {}
@@ -48,6 +64,8 @@ class TrackFacts:
         if duration is None:
             self.without_duration.add(track_id)
         self.energy[track_id] = track.get("energy")
+        for named in name_keys(track):
+            self.named_by[named].append(track_id)
         self._low.clear()
         self._crowded.clear()
         self._total_ms = None

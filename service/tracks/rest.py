@@ -12,18 +12,16 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
 from typing import Any
 
 from service.memories.recent_plays import plays_between
 from service.storage.database import Database
-from service.text.entities import folded_entity
 from service.timeutil import utc_now
 from service.tracks.catalog import describe_tracks
+from service.tracks.facts import NameKey, TrackFacts, name_keys, play_name
+from service.tracks.rest_window import Windows
 
 MAX_DAYS = 3650
-NameKey = tuple[str, str]  # folded title, folded artist
-_fold = lru_cache(maxsize=1 << 14)(folded_entity)  # a window repeats the same few hundred names
 
 
 @dataclass(frozen=True)
@@ -48,20 +46,18 @@ def rest_of(value: Any) -> Rest | None:
     return Rest(plays, days) if plays >= 1 and 1 <= days <= MAX_DAYS else None
 
 
-def name_keys(track: dict[str, Any]) -> list[NameKey]:
-    """The (title, artist) pairs a play without an id names this catalog track by."""
-    title = _fold(track.get("name") or "")
-    return list(dict.fromkeys((title, _fold(a)) for a in track.get("artists") or [] if isinstance(a, str)))
-
-
-def _play_key(play: dict[str, Any]) -> NameKey | None:
-    return (_fold(play["track"]), _fold(play["artist"])) if play.get("track") else None
-
-
 async def counts_for(
-    db: Database, user_id: int, rest: Rest, track_ids: list[str], known: dict[str, dict[str, Any]]
+    db: Database,
+    user_id: int,
+    rest: Rest,
+    track_ids: list[str],
+    known: dict[str, dict[str, Any]],
+    kept: tuple[Windows, TrackFacts] | None = None,
 ) -> Counter[str]:
-    """Plays in the window of each of ``track_ids`` (``known``: their catalog descriptions)."""
+    """Plays in the window of each of ``track_ids`` (``known``: their catalog descriptions);
+    ``kept`` (the embedded engine): the windows slid forward and the analysed catalog's names."""
+    if kept is not None:
+        return await _kept_counts(db, user_id, rest, set(track_ids), *kept)
     by_name: dict[NameKey, list[str]] = {}
     for track_id in dict.fromkeys(track_ids):
         for key in name_keys(known.get(track_id) or {}):
@@ -72,9 +68,26 @@ async def counts_for(
         if play.get("track_id"):
             if play["track_id"] in wanted:
                 counts[play["track_id"]] += 1
-        elif (named := _play_key(play)) is not None:
+        elif (named := play_name(play)) is not None:
             counts.update(by_name.get(named, ()))
     return counts
+
+
+async def _kept_counts(
+    db: Database, user_id: int, rest: Rest, wanted: set[str], windows: Windows, facts: TrackFacts
+) -> Counter[str]:
+    """The same counts from the window's counts by key: a track's id, and each catalog track a name
+    names (a track once however often its names repeat, as ``name_keys`` lists them once). The
+    counts of every catalog track are kept with the window until it or the catalog changes."""
+    window = await windows.window(db, user_id, rest.days, *rest.window())
+    if window.derived is None or window.derived[0] is not facts or window.derived[1] != window.version:
+        every: Counter[str] = Counter()
+        for (kind, value), n in window.counts.items():
+            for track_id in (value,) if kind == "id" else facts.named_by.get(value, ()):
+                every[track_id] += n
+        window.derived = (facts, window.version, every)
+    every = window.derived[2]
+    return Counter({t: n for t, n in every.items() if t in wanted})
 
 
 @dataclass
@@ -103,7 +116,7 @@ async def most_played(db: Database, user_id: int, rest: Rest) -> list[Played]:
                 play["track_id"], Played(play["track_id"], play.get("track") or "", play["artist"], 0)
             )
             found.title = found.title or play.get("track") or ""
-        elif (key := _play_key(play)) is not None:
+        elif (key := play_name(play)) is not None:
             found = by_name.setdefault(key, Played(None, play["track"], play["artist"], 0))
         else:
             continue

@@ -27,6 +27,7 @@ from service.tracks.index import CatalogIndex, Known
 from service.tracks.liked import liked_by_name
 from service.tracks.resolver import resolve
 from service.tracks.rest import Rest, counts_for
+from service.tracks.rest_window import Windows
 from service.tracks.rule_set import from_profile, normalised_inline
 from service.tracks.signals import Signals, signals_of
 from service.users import stats as user_stats
@@ -53,6 +54,7 @@ class TrackService:
         self.settings = settings
         self._search = search
         self._indexes: OrderedDict[int, CatalogIndex] = OrderedDict()
+        self._windows = Windows()
         self._generation: defaultdict[int, int] = defaultdict(int)
         search.on_user_reloaded(self.forget_user)
 
@@ -164,7 +166,7 @@ class TrackService:
             known, facts, effective = await self._against(user_id, track_ids, profile)
             source = "profile"
         named = await self._named(user_id, effective)
-        rested = await self._rested(user_id, track_ids, known, effective, profile)
+        rested = await self._rested(user_id, track_ids, known, effective, profile, facts)
         answer = check(track_ids, known, effective, cursor, named, rested, facts)
         return {"user_id": user_id, "rules_source": source, **answer}
 
@@ -175,7 +177,7 @@ class TrackService:
         finding counted; a report reads the few it shows."""
         known, facts, effective = await self._against(user_id, track_ids, profile)
         named = await self._named(user_id, effective)
-        rested = await self._rested(user_id, track_ids, known, effective, profile)
+        rested = await self._rested(user_id, track_ids, known, effective, profile, facts)
         return run_rules(track_ids, known, effective, named, rested, facts), effective
 
     async def _against(
@@ -207,13 +209,17 @@ class TrackService:
         known: dict[str, dict[str, Any]],
         effective: dict[str, Any],
         profile: dict[str, Any] | None,
+        facts: TrackFacts | None = None,
     ) -> dict[str, int]:
         """The tracks over the rest limit that the person does not like by name, with their plays;
         ``profile`` None (inline rules): the likes are the base profile's, rules or not."""
         if "rest" not in effective:
             return {}
         rest = Rest(effective["rest"]["max_plays"], effective["rest"]["days"])
-        counts = await counts_for(self._db, user_id, rest, track_ids, known)
+        # With the analysed catalog (the embedded engine, this process the only writer) the window's
+        # plays are counted once and slid forward; otherwise they are read afresh.
+        kept = (self._windows, facts) if facts is not None else None
+        counts = await counts_for(self._db, user_id, rest, track_ids, known, kept)
         over = {t: n for t, n in counts.items() if n >= rest.max_plays}
         if not over:
             return {}

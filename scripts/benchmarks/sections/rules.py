@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Awaitable, Callable
+from datetime import timedelta
 from typing import Any
 
 from service.facade import MemoryService
+from service.timeutil import utc_now
 
 from ..calling import BenchError, Call, timed
 from ..constants import ROOT, T0
@@ -18,6 +20,7 @@ from ..processes import in_process
 from ..report import ms, pct, ratio
 
 USER = 1
+REST_PLAYS = 5_000
 SPARE = 200  # catalogued tracks outside the playlist, which the timed additions take from
 # Entries of the profile's free-text avoid list that the catalog makes machine rules: an artist, a
 # genre, a title alone, "title – artist" (and the seed profile's own free text, which is not a rule).
@@ -143,9 +146,32 @@ async def run(ctx: Run) -> None:
         async def by_facade(arguments: dict[str, Any]) -> Any:
             return await service.playlists.mutate(arguments, None)
 
-        for label, write in (("MCP", by_mcp), ("facade", by_facade)):
+        async def resting() -> str:
+            """The rest rule too (3 plays in 30 days), over a heavy listener's month: REST_PLAYS plays
+            of the playlist's tracks in the last 30 days (every tenth track played 3 times or more)."""
+            seeded = profile()
+            seeded["playlist_rules"]["rest"] = {"max_plays": 3, "days": 30}
+            await service.profiles.update(USER, seeded, "bench", "user", True)
+            rng, now = random.Random(3), utc_now()
+            played = [
+                {
+                    "artist": artist((n % size) * 13),
+                    "track": f"Song {n % size}",
+                    "track_id": track(n % size) if i % 2 else None,
+                    "played_at": (now - timedelta(seconds=rng.randint(60, 29 * 86_400))).isoformat(),
+                }
+                for i, n in enumerate(rng.choices(range(0, size, 10), k=REST_PLAYS))
+            ]
+            for start in range(0, len(played), 1000):
+                await service.followups.log_plays(USER, played[start : start + 1000])
+            return f"MCP, rest (3 in 30 days, {REST_PLAYS:,} plays)"
+
+        clients: list[tuple[str, Callable[[dict[str, Any]], Awaitable[Any]]]] = [("MCP", by_mcp), ("facade", by_facade)]
+        for label, write in [*clients, ("rest", by_mcp)]:
+            if label == "rest":
+                label = await resting()
             without, checked = await interleaved(write, pid, spare, size, plan.rules_calls, plan.warmup)
-            key = f"rules.{label.lower()}"
+            key = "rules.rest" if label.startswith("MCP, rest") else f"rules.{label.lower()}"
             report.values[f"{key}.without.p50"] = pct(without, 50)
             report.values[f"{key}.with.p50"] = pct(checked, 50)
             report.values["rules.tracks"] = size
