@@ -53,12 +53,12 @@ def parse_bucket_key(key: str) -> tuple[int | None, str | None]:
 
 
 def _subject(collection: str, key: Any, document: dict[str, Any]) -> tuple[int | None, str | None]:
-    if isinstance(document.get("user_id"), int):
+    if collection == "playlist_history" and isinstance(key, str):  # the key names user and playlist
+        return parse_bucket_key(key)
+    if isinstance(document.get("user_id"), int):  # a whole document, or an update's owner
         return document["user_id"], document.get("playlist_id")
     if collection in ("profiles", "memory_controls") and isinstance(key, int):
         return key, None
-    if collection == "playlist_history" and isinstance(key, str):
-        return parse_bucket_key(key)
     if collection in ("tracks", "track_choices", "memories", "plays", "memory_aging") and isinstance(key, str):
         head = key.partition(":")[0]  # "<user_id>:<track id, digest, memory id or month>"
         return (int(head) if head.isdigit() else None), None
@@ -76,13 +76,16 @@ def entry_from_change(change: dict[str, Any], via: str, now: datetime | None = N
     document = change.get("fullDocument") or {}
     updated = (change.get("updateDescription") or {}).get("updatedFields") or {}
     # An imported preference event keeps its author's stamp; the import is who wrote it here.
-    stamp = (
-        document.get("imported_by")
-        or document.get("written_by")
-        or updated.get("written_by")
-        or _dotted_stamp(updated)
-        or UNSTAMPED
-    )
+    if operation == "update":  # the document (updateLookup) tells who wrote it before, not who changed it
+        stamp = updated.get("written_by") or _dotted_stamp(updated) or UNSTAMPED
+    else:
+        stamp = (
+            document.get("imported_by")
+            or document.get("written_by")
+            or updated.get("written_by")
+            or _dotted_stamp(updated)
+            or UNSTAMPED
+        )
     user_id, playlist_id = _subject(collection, key, document)
     moment = change.get("wallTime") or now or utc_now()
     change_id = (change.get("_id") or {}).get("_data")

@@ -71,7 +71,9 @@ def pipeline() -> list[dict[str, Any]]:
 
 def motor_opener(db: Database) -> StreamOpener:
     def open_stream(stages: list[dict[str, Any]], resume_after: dict[str, Any] | None) -> Any:
-        return db.raw.watch(stages, resume_after=resume_after, max_await_time_ms=1000)
+        # updateLookup: an update's event carries the document, so its entry names the owner of a
+        # record keyed without it (a preference event's supersession mark).
+        return db.raw.watch(stages, resume_after=resume_after, max_await_time_ms=1000, full_document="updateLookup")
 
     return open_stream
 

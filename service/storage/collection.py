@@ -72,9 +72,14 @@ class TrackedCollection:
         doc_id: Any,
         document: Mapping[str, Any] | None = None,
         updated: Mapping[str, Any] | None = None,
+        owner: Any = None,
     ) -> None:
         if self.on_change is None:
             return
+        if document is None and isinstance(owner, int) and not isinstance(owner, bool):
+            # As MongoDB's updateLookup gives the document (the watcher asks for it): its owner at
+            # least, so an update of a record keyed without its user (an event) is audited as theirs.
+            document = {"user_id": owner}
         # Like a real change event, each has its own id (an unstamped change is keyed by it).
         change: dict[str, Any] = {
             "_id": {"_data": uuid.uuid4().hex},
@@ -183,7 +188,7 @@ class TrackedCollection:
             self._mark_dirty(self.name, doc_id, None if upsert else changed_fields(update))
         applied: int = result.matched_count + (1 if result.upserted_id is not None else 0)
         if applied:
-            await self._changed("update", doc_id, updated=update.get("$set", {}))
+            await self._changed("update", doc_id, updated=update.get("$set", {}), owner=filter_.get("user_id"))
         return applied
 
     async def find_one_and_update(
@@ -200,7 +205,7 @@ class TrackedCollection:
         finally:
             self._mark_dirty(self.name, doc_id, None if upsert else changed_fields(update))
         if after is not None:
-            await self._changed("update", doc_id, updated=update.get("$set", {}))
+            await self._changed("update", doc_id, updated=update.get("$set", {}), owner=filter_.get("user_id"))
         return after
 
     async def replace_one(self, document: Mapping[str, Any], condition: Mapping[str, Any] | None = None) -> bool:

@@ -118,3 +118,20 @@ def test_the_filter_is_flat_with_user_id_at_the_top() -> None:
     paged = entries_filter(7, None, since, None, cursor)
     assert next(iter(paged)) == "user_id" and paged["time"] == {"$gte": since}
     assert paged["$or"][1]["_id"] == {"$lt": "abc"} and format_iso(paged["$or"][0]["time"]["$lt"]) == format_iso(until)
+
+
+async def test_an_update_of_a_record_keyed_without_its_user_is_that_users_entry(settings: Settings) -> None:
+    """A later opinion of the same subject marks the earlier one superseded (an update of an event,
+    whose key does not name its user): the audit entry of that update is the user's, found by
+    ``ops_audit`` for them and for nobody else."""
+    async with connected(settings) as call:
+        like = {"user_id": 1, "type": "like", "source": "user", "payload": {"artist": "Creed"}}
+        liked = await call.ok("memory_append_preference_event", {**like, "timestamp": "2025-01-01T00:00:00Z"})
+        dislike = {**like, "type": "dislike", "timestamp": "2025-02-01T00:00:00Z"}
+        await call.ok("memory_append_preference_event", dislike)
+        entries = (await call.ok("ops_audit", {"user_id": 1, "limit": 50}))["entries"]
+        updates = [e for e in entries if e["collection"] == "preference_events" and e["operation"] == "update"]
+        assert [e["document_key"] for e in updates] == [liked["event_id"]]
+        assert all(e["user_id"] == 1 for e in entries)
+        others = (await call.ok("ops_audit", {"user_id": 2, "limit": 50}))["entries"]
+        assert liked["event_id"] not in [e["document_key"] for e in others]

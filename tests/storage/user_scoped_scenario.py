@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from service.ledger.keys import head_id
+from tests.storage.user_scoped_conflicts import conflicts_scenario
 from tests.storage.user_scoped_forget import forget_scenario
 from tests.storage.user_scoped_memories import controls_scenario, memories_scenario
 from tests.support import playlist, track
@@ -283,6 +284,7 @@ async def reads_scenario(call: RecordingCaller, service: Any) -> None:
     await _moves(call)
     await memories_scenario(call, USER, OTHER)
     await controls_scenario(call, USER)
+    await conflicts_scenario(call, USER, OTHER)
     await forget_scenario(call, USER, OTHER)
 
 
