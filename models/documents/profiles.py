@@ -50,6 +50,7 @@ class PreferenceEventDocument(Document):
     imported_by: WrittenBy | None = None  # the import that wrote it into this store, if any
     # Derived (service/profiles/supersession.py): on a like/dislike, the id of the newer one of its subject.
     superseded_by: str | None = None
+    marked_by: WrittenBy | None = None  # the call whose write last changed that mark (its audit stamp)
 
     class Settings:
         name = "preference_events"

@@ -77,7 +77,7 @@ def entry_from_change(change: dict[str, Any], via: str, now: datetime | None = N
     updated = (change.get("updateDescription") or {}).get("updatedFields") or {}
     # An imported preference event keeps its author's stamp; the import is who wrote it here.
     if operation == "update":  # the document (updateLookup) tells who wrote it before, not who changed it
-        stamp = updated.get("written_by") or _dotted_stamp(updated) or UNSTAMPED
+        stamp = updated.get("written_by") or _dotted_stamp(updated) or updated.get("marked_by") or UNSTAMPED
     else:
         stamp = (
             document.get("imported_by")

@@ -19,6 +19,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
+from service.audit.origin import written_by
 from service.locks import UserLocks
 from service.profiles.opinions import subject_of, superseded
 from service.storage.database import Database
@@ -26,6 +27,9 @@ from service.timeutil import as_utc
 
 TYPES = ("like", "dislike")
 FIELD = "superseded_by"
+# Who changed the mark (the call's stamp): the audit entry of the update names the call, while
+# ``written_by`` stays the event's author.
+MARKED_BY = "marked_by"
 PROJECTION = {"type": 1, "payload": 1, "timestamp": 1, "recorded_ns": 1, FIELD: 1}
 Change = tuple[str | None, str | None]  # (stored mark, derived mark); None: no mark
 Place = tuple[datetime, int, str]  # where an event stands in its subject's order (as ``superseded`` orders)
@@ -76,7 +80,8 @@ async def mark_superseded(db: Database, user_id: int, write: bool = True, strays
         changes[event_id] = (mark, target)
         if not write:
             continue
-        update = {"$set": {FIELD: target}} if target is not None else {"$unset": {FIELD: ""}}
+        stamp = {MARKED_BY: written_by()}
+        update = {"$set": {FIELD: target, **stamp}} if target is not None else {"$unset": {FIELD: ""}, "$set": stamp}
         await db.preference_events.update_one({"_id": event_id, "user_id": user_id}, update)
     return changes
 
@@ -185,9 +190,9 @@ async def opinion_appended(db: Database, user_id: int, event_id: str) -> None:
         chain.insert(at, place)
         if at > 0:
             await db.preference_events.update_one(
-                {"_id": chain[at - 1][2], "user_id": user_id}, {"$set": {FIELD: event_id}}
+                {"_id": chain[at - 1][2], "user_id": user_id}, {"$set": {FIELD: event_id, MARKED_BY: written_by()}}
             )
         if at + 1 < len(chain):
             await db.preference_events.update_one(
-                {"_id": event_id, "user_id": user_id}, {"$set": {FIELD: chain[at + 1][2]}}
+                {"_id": event_id, "user_id": user_id}, {"$set": {FIELD: chain[at + 1][2], MARKED_BY: written_by()}}
             )

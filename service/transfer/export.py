@@ -107,7 +107,7 @@ async def _pieces(
                 # Which import wrote it here is this store's history, not the user's data; the
                 # supersession mark is derived from the events (an import recomputes it).
                 body = {"event_id": event["_id"]} | to_json(
-                    {k: v for k, v in event.items() if k not in ("imported_by", "superseded_by")}
+                    {k: v for k, v in event.items() if k not in ("imported_by", "superseded_by", "marked_by")}
                 )
                 for piece in _fit("preference_event", [1, event["recorded_ns"], event["_id"]], body, budget):
                     yield piece
