@@ -17,6 +17,7 @@ from service.history.importer import HistoryImporter, Outcome
 from service.history.plan import AUTO, FORMATS
 from service.history.report import Report
 
+
 def _bar() -> Progress:
     return Progress(
         TextColumn("{task.description}"),

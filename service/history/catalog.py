@@ -8,14 +8,18 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from service.storage.database import Database
 from service.tracks.service import TrackService
 
 NAME_MAX, ARTIST_MAX, ALBUM_MAX = 300, 200, 300  # memory_upsert_tracks' own limits
-UPSERT_SLICE = 500  # tracks per upsert, as a tool call may send
+UPSERT_SLICE = 50  # tracks per upsert (about 1 ms each): the loop is given back between slices
+# Tracks per unit of work: one commit each (a synced write), encoded on the loop (about 30 ms).
+UNIT_TRACKS = 500
 
 
-async def add_tracks(tracks: TrackService, user_id: int, stored: list[dict[str, Any]]) -> int:
-    """Add the catalog entries of ``stored`` plays not in the catalog; returns how many."""
+async def add_tracks(db: Database, tracks: TrackService, user_id: int, stored: list[dict[str, Any]]) -> int:
+    """Add the catalog entries of ``stored`` plays not in the catalog, each slice its own unit of
+    work; returns how many."""
     named: dict[str, dict[str, Any]] = {}
     # The earliest play names the track, so the order rows were stored in does not matter.
     for entry in sorted(stored, key=lambda e: (e["played_at"], e["track"] or "", e["artist"], e["album"] or "")):
@@ -24,7 +28,12 @@ async def add_tracks(tracks: TrackService, user_id: int, stored: list[dict[str, 
             continue
         named.setdefault(
             track_id,
-            {"track_id": track_id, "name": name, "artists": [artist], "album": album if album and len(album) <= ALBUM_MAX else None},
+            {
+                "track_id": track_id,
+                "name": name,
+                "artists": [artist],
+                "album": album if album and len(album) <= ALBUM_MAX else None,
+            },
         )
     if not named:
         return 0
@@ -33,8 +42,10 @@ async def add_tracks(tracks: TrackService, user_id: int, stored: list[dict[str, 
     if not new:
         return 0
     added = 0
-    for start in range(0, len(new), UPSERT_SLICE):
-        done = await tracks.upsert_tracks(user_id, new[start : start + UPSERT_SLICE])
-        added += int(done["inserted"])
-        await asyncio.sleep(0)  # thousands of new tracks: other sessions are served between slices
+    for unit in range(0, len(new), UNIT_TRACKS):
+        async with db.unit():
+            for start in range(unit, min(len(new), unit + UNIT_TRACKS), UPSERT_SLICE):
+                done = await tracks.upsert_tracks(user_id, new[start : start + UPSERT_SLICE])
+                added += int(done["inserted"])
+                await asyncio.sleep(0)  # thousands of new tracks: other sessions are served between slices
     return added

@@ -1,10 +1,11 @@
 """``import-history``: a listening history into the play store, one file at a time.
 
-Each file is one unit of work: on the embedded store one SQLite transaction, so a run killed
-midway leaves every file wholly in or wholly out, and the next run stores the rest (a file already
-in is all duplicates: nothing written). On real MongoDB, which acknowledges each write itself, a
-killed file is partly in until the next run completes it. The file is streamed, its rows kept only
-as the plays they become, and the event loop is given back every ``SLICE`` rows."""
+Each file's plays are one unit of work (on the embedded store one SQLite transaction), so a run
+killed midway leaves every file's plays wholly in or wholly out, and the next run stores the rest
+(a file already in is all duplicates: nothing written); its new catalog tracks follow in small
+units. On real MongoDB, which acknowledges each write itself, a killed file is partly in until the
+next run completes it. The file is streamed, its rows kept only as the plays they become, and the
+event loop is given back every ``SLICE`` rows."""
 
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from service.history.catalog import add_tracks
 from service.history.plan import AUTO, Planned, plan
@@ -26,7 +26,7 @@ from service.memories.plays import month_of
 from service.storage.database import Database
 from service.tracks.service import TrackService
 
-SLICE = 1000  # rows parsed between two turns of the event loop (a few milliseconds)
+SLICE = 250  # rows parsed between two turns of the event loop (a few milliseconds)
 SKIP_BELOW_MS = 30_000  # a stream shorter than this is a skip, whatever else the row says
 
 Progress = Callable[[int, int, Report], None]  # bytes read, bytes in all, the counts so far
@@ -52,7 +52,12 @@ class HistoryImporter:
         self._tracks = tracks
 
     async def run(
-        self, user_id: int, path: Path, wanted: str = AUTO, include_private: bool = False, progress: Progress | None = None
+        self,
+        user_id: int,
+        path: Path,
+        wanted: str = AUTO,
+        include_private: bool = False,
+        progress: Progress | None = None,
     ) -> Outcome:
         planned = plan(path, wanted)
         total = sum(p.file.size for p in planned if p.format is not None)
@@ -90,8 +95,7 @@ class HistoryImporter:
                 report.private_skipped += 1
             else:
                 _keep(by_month[month_of(row.played_at)], lengths, fold, row)
-        async with self._db.unit():  # the file wholly in, or (failed, killed) not at all
-            stored: list[dict[str, Any]] = []
+        async with self._db.unit():  # the file's plays wholly in, or (failed, killed) not at all
             for month in sorted(by_month):
                 rows = by_month[month]
                 for key in await store_month(self._db, user_id, month, rows, fold):
@@ -99,11 +103,14 @@ class HistoryImporter:
                     report.skips += skip
                     report.plays += not skip
                     report.covers(entry["played_at"])
-                    stored.append(entry)
                 await asyncio.sleep(0)
-            # Every row counts once: what was not stored, nor left out before, was a duplicate.
-            report.duplicates = report.entries - report.not_music - report.private_skipped - report.plays - report.skips
-            report.tracks_added = await add_tracks(self._tracks, user_id, stored)
+        # Every row counts once: what was not stored, nor left out before, was a duplicate.
+        report.duplicates = report.entries - report.not_music - report.private_skipped - report.plays - report.skips
+        # The catalog after the plays, in small units of their own (one unit of 20,000 new tracks
+        # holds the event loop for a second while it is encoded), from every kept row, stored now
+        # or before: a run killed between the two adds the missing tracks when run again.
+        kept = [entry for rows in by_month.values() for _, entry, _ in rows.values()]
+        report.tracks_added = await add_tracks(self._db, self._tracks, user_id, kept)
         return report
 
 
@@ -115,7 +122,13 @@ def _keep(month: dict[Key, Pending], lengths: dict[Key, int], fold: Folding, row
     played = row.ms_played if row.ms_played is not None else SKIP_BELOW_MS  # a scrobble is a play
     if key in month and lengths[key] >= played:
         return
-    entry = {"artist": row.artist, "track": row.track, "album": row.album, "track_id": row.track_id, "played_at": key[2]}
+    entry = {
+        "artist": row.artist,
+        "track": row.track,
+        "album": row.album,
+        "track_id": row.track_id,
+        "played_at": key[2],
+    }
     month[key] = (key, entry, played < SKIP_BELOW_MS)
     lengths[key] = played
 

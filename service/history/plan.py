@@ -35,7 +35,7 @@ def plan(path: Path, wanted: str = AUTO) -> list[Planned]:
     for file, module in found:
         if module is None:
             planned.append(Planned(file, None, "not a listening history"))
-        elif wanted != AUTO and module.NAME != wanted:
+        elif wanted != AUTO and wanted != module.NAME:
             planned.append(Planned(file, None, f"{module.NAME}, not {wanted}"))
         elif wanted == AUTO and module is spotify_account and extended:
             planned.append(Planned(file, None, "account data beside the extended history"))

@@ -107,7 +107,13 @@ async def _append(
     part = max((p["part"] for p in parts), default=-1) + 1
     for start in range(0, len(pending), PLAYS_PER_BUCKET):
         chunk = pending[start : start + PLAYS_PER_BUCKET]
-        empty = {"_id": bucket_id(user_id, month, part), "user_id": user_id, "month": month, "part": part, "plays": []}
+        empty: dict[str, Any] = {
+            "_id": bucket_id(user_id, month, part),
+            "user_id": user_id,
+            "month": month,
+            "part": part,
+            "plays": [],
+        }
         document = {**_merged(empty, chunk), "updated_at": now, "written_by": stamp}
         # Never matches a stored part: if this one exists already, the write is refused.
         if not await db.plays.replace_one(document, condition={"part": {"$lt": 0}}):

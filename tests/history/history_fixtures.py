@@ -80,7 +80,9 @@ def lastfm_page(scrobbles: list[tuple[datetime, str, str]], now_playing: tuple[s
         rows.append(_lastfm_track(*now_playing) | {"@attr": {"nowplaying": "true"}})
     for at, artist, track in sorted(scrobbles, reverse=True):
         stamp = int(at.timestamp())
-        rows.append(_lastfm_track(artist, track) | {"date": {"uts": str(stamp), "#text": at.strftime("%d %b %Y, %H:%M")}})
+        rows.append(
+            _lastfm_track(artist, track) | {"date": {"uts": str(stamp), "#text": at.strftime("%d %b %Y, %H:%M")}}
+        )
     attr = {"user": "listener", "page": "1", "perPage": "200", "totalPages": "1", "total": str(len(scrobbles))}
     return {"recenttracks": {"track": rows, "@attr": attr}}
 

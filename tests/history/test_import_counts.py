@@ -73,7 +73,13 @@ async def test_extended_history_counts_each_row_once(settings: Settings, tmp_pat
         plays, skips = await stored(call, ALICE)
         assert sorted(p[1] for p in plays) == ["Song 1", "Song 10", "Song 2", "Song 3", "Song 4", "Song 7"]
         assert sorted(s[1] for s in skips) == ["Song 5", "Song 8"]
-        assert min(plays, key=lambda p: p[4]) == ("Artist 1", "Song 1", "Album 1", track_id(1), "2021-03-01T08:00:00+00:00")
+        assert min(plays, key=lambda p: p[4]) == (
+            "Artist 1",
+            "Song 1",
+            "Album 1",
+            track_id(1),
+            "2021-03-01T08:00:00+00:00",
+        )
         catalog = assert_valid_success(
             "memory.resolve_track", await call("memory_resolve_track", {"user_id": ALICE, "text": "Song 10 Artist 3"})
         )
@@ -158,7 +164,7 @@ async def test_a_broken_file_leaves_nothing_of_itself(settings: Settings, tmp_pa
     text = write_json(broken, second).read_text()
     broken.write_text(text[: len(text) - 40])  # cut off, as a download interrupted
     async with connected(settings) as call:
-        with pytest.raises(InvalidArgument, match="Streaming_History_Audio_2021_1.json"):
+        with pytest.raises(InvalidArgument, match=r"Streaming_History_Audio_2021_1\.json"):
             await run_import(call, ALICE, folder)
         plays, skips = await stored(call, ALICE)
         assert (len(plays), len(skips)) == (4, 1)  # the first file whole, nothing of the second

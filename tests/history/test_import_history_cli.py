@@ -41,7 +41,16 @@ async def test_import_history_json_report_and_rerun(settings: Settings, tmp_path
     assert "history imported for user 4: 4 plays, 1 skips" in first.stderr
 
     again = run_cli(
-        ["import-history", str(archive), "--user-id", "4", "--json", "--format", "spotify-extended", "--include-private"],
+        [
+            "import-history",
+            str(archive),
+            "--user-id",
+            "4",
+            "--json",
+            "--format",
+            "spotify-extended",
+            "--include-private",
+        ],
         settings,
         cwd=tmp_path,
     )
@@ -68,7 +77,9 @@ async def test_import_history_json_report_and_rerun(settings: Settings, tmp_path
 
 
 def test_unknown_path_and_format_fail_cleanly(tmp_path: Path) -> None:
-    missing = run_cli(["import-history", str(tmp_path / "nope.json"), "--user-id", "1", "--data-dir", "d"], cwd=tmp_path)
+    missing = run_cli(
+        ["import-history", str(tmp_path / "nope.json"), "--user-id", "1", "--data-dir", "d"], cwd=tmp_path
+    )
     assert missing.returncode == 1 and "no such file or folder" in missing.stderr
     (tmp_path / "notes.json").write_text('{"hello": "world"}')
     other = run_cli(["import-history", str(tmp_path / "notes.json"), "--user-id", "1", "--data-dir", "d"], cwd=tmp_path)

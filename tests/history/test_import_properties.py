@@ -72,7 +72,10 @@ async def test_split_and_reordered_files_store_the_same(
 
     async with connected(settings_factory()) as call:
         whole = await run_import(call, WHOLE, folder / "whole")
-        split = [await run_import(call, SPLIT, folder / "split" / f"Streaming_History_Audio_{n}.json") for n in range(len(pieces))]
+        split = [
+            await run_import(call, SPLIT, folder / "split" / f"Streaming_History_Audio_{n}.json")
+            for n in range(len(pieces))
+        ]
         expected = model(drawn)
         assert total([whole]) == expected
         assert total(split) == expected

@@ -42,4 +42,6 @@ def rows(element: Any, where: str) -> Iterator[Row]:
         except (KeyError, TypeError, ValueError, OverflowError):
             raise bad_row(f"{where} track {i}", "date.uts is not a Unix time") from None
         artist = _name(track.get("artist"))
-        yield Row(artist, text(track.get("name")), _name(track.get("album")), None, played_at, None, artist is not None, False)
+        yield Row(
+            artist, text(track.get("name")), _name(track.get("album")), None, played_at, None, artist is not None, False
+        )
