@@ -15,7 +15,6 @@ from host.logging_setup import configure_logging
 from service.facade import MemoryService
 from service.history.importer import HistoryImporter, Outcome
 from service.history.plan import AUTO, FORMATS
-from service.history.report import Report
 
 
 def _bar() -> Progress:
@@ -51,8 +50,8 @@ def import_history(
         with _bar() as bar:
             task = bar.add_task("importing", total=None)
 
-            def shown(read: int, total: int, counts: Report) -> None:
-                bar.update(task, completed=read, total=total, description=f"{counts.plays:,} plays")
+            def shown(read: int, total: int, name: str) -> None:
+                bar.update(task, completed=read, total=total, description=escape(name.rsplit("/", 1)[-1]))
 
             return await importer.run(user_id, path, history_format, include_private, shown)
 

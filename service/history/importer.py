@@ -29,7 +29,7 @@ from service.tracks.service import TrackService
 SLICE = 250  # rows parsed between two turns of the event loop (a few milliseconds)
 SKIP_BELOW_MS = 30_000  # a stream shorter than this is a skip, whatever else the row says
 
-Progress = Callable[[int, int, Report], None]  # bytes read, bytes in all, the counts so far
+Progress = Callable[[int, int, str], None]  # bytes read, bytes in all, the file being read
 
 
 @dataclass
@@ -69,11 +69,11 @@ class HistoryImporter:
                 outcome.files.append(FileOutcome(item.file.name, None, None, item.note))
                 continue
 
-            def advance(n: int) -> None:
+            def advance(n: int, name: str = item.file.name) -> None:
                 nonlocal read
                 read += n
                 if progress is not None:
-                    progress(min(read, total), total, outcome.report)
+                    progress(min(read, total), total, name)
 
             report = await self._file(user_id, item, include_private, fold, advance)
             outcome.report.add(report)
