@@ -1,15 +1,15 @@
-"""``memory-service``: serve, seed, export, import, age, rederive, verify, salvage, backup, restore
+"""``memory-service``: serve, seed, export, import, import-history, age, rederive, verify, salvage, backup, restore
 and token. Every flag also reads
 ``MEMORY_…``."""
 
 from __future__ import annotations
 
-from host.cli import data, maintenance, operate, serve
+from host.cli import data, history, maintenance, operate, serve
 from host.cli.base import app
 from host.cli.tokens import tokens_app
 
 for function, options in (
-    serve.COMMANDS + data.COMMANDS + maintenance.COMMANDS + operate.COMMANDS
+    serve.COMMANDS + data.COMMANDS + history.COMMANDS + maintenance.COMMANDS + operate.COMMANDS
 ):  # the order --help lists
     app.command(**options)(function)
 app.add_typer(tokens_app, name="token")

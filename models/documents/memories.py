@@ -66,6 +66,7 @@ class PlayBucket(Document):
     month: str  # "YYYY-MM" of played_at (UTC)
     part: int
     plays: list[Play]  # ordered by played_at
+    skips: list[Play] | None = None  # streams under 30 s from an imported history: never read as plays
     updated_at: datetime
     written_by: WrittenBy | None = None
 

@@ -175,7 +175,7 @@ class Forgetter:
                 if len(kept) == len(part["plays"]):
                     continue
                 found = True
-                if not kept:
+                if not kept and not part.get("skips"):  # a bucket still holding skips stays
                     if await self._db.plays.delete_many({"_id": part["_id"], "user_id": user_id}):
                         await user_stats.count_records_added(self._db, user_id, "play_bucket_count", -1)
                     return {}

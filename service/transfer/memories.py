@@ -150,6 +150,13 @@ def bucket_document(user_id: int, body: dict[str, Any]) -> dict[str, Any]:
         raise InvalidArgument("a play bucket in the export is malformed", {"field": "data.plays"})
     doc = _dates({k: v for k, v in body.items() if k != "bucket_id"}, "updated_at")
     doc["plays"] = [_dates(p, "played_at") for p in plays]
+    skips = body.get("skips")  # imported histories' short streams, kept beside the plays
+    if skips is not None:
+        if not (
+            isinstance(skips, list) and all(isinstance(p, dict) and isinstance(p.get("played_at"), str) for p in skips)
+        ):
+            raise InvalidArgument("a play bucket in the export is malformed", {"field": "data.plays"})
+        doc["skips"] = [_dates(p, "played_at") for p in skips]
     return {**doc, "_id": f"{user_id}:{body['bucket_id']}", "user_id": user_id, "written_by": written_by()}
 
 

@@ -1,0 +1,124 @@
+"""Imported rows into the play store's month buckets: plays into a bucket's ``plays``, skips into
+its ``skips`` (which no reader of plays looks at, so a skip never counts as a play; export,
+import, forget and delete carry the bucket whole). A row is stored once: its identity is the play
+store's (folded artist, folded track, played_at), with played_at compared to the second, since
+exports stamp seconds (or minutes) and a play logged by the tool may carry milliseconds. A part
+holds at most ``PLAYS_PER_BUCKET`` plays and skips together."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from service.audit.origin import written_by
+from service.errors import Conflict
+from service.memories.plays import PLAYS_PER_BUCKET, WRITE_ATTEMPTS, bucket_id
+from service.storage.database import Database
+from service.text.entities import folded_entity
+from service.timeutil import as_utc, utc_now
+from service.users import stats as user_stats
+
+Key = tuple[str, str, datetime]  # folded artist, folded track ("" if none), played_at to the second
+Pending = tuple[Key, dict[str, Any], bool]  # key, the stored play, is a skip
+
+
+class Folding:
+    """``folded_entity`` remembered: a history names the same few thousand artists and tracks
+    hundreds of thousands of times."""
+
+    def __init__(self) -> None:
+        self._memo: dict[str, str] = {}
+
+    def __call__(self, name: str | None) -> str:
+        if not name:
+            return ""
+        folded = self._memo.get(name)
+        if folded is None:
+            folded = self._memo[name] = folded_entity(name)
+        return folded
+
+    def key(self, artist: str, track: str | None, moment: datetime) -> Key:
+        return self(artist), self(track), as_utc(moment).replace(microsecond=0)
+
+
+async def store_month(db: Database, user_id: int, month: str, new: dict[Key, Pending], fold: Folding) -> set[Key]:
+    """Store the rows of ``new`` (all of ``month``) not stored yet; returns the keys it stored.
+    Writes are optimistic, as ``memories.plays`` writes: a part is replaced only if it still holds
+    what it was read with, otherwise the month is read again."""
+    written: set[Key] = set()
+    instants = {key[2] for key in new}
+    for _ in range(WRITE_ATTEMPTS):
+        parts = await db.plays.find({"user_id": user_id, "month": month}, sort=[("part", 1)])
+        stored = _stored_keys(parts, instants, fold)
+        pending = sorted(
+            (item for key, item in new.items() if key not in stored and key not in written),
+            key=lambda item: item[1]["played_at"],
+        )
+        if await _append(db, user_id, month, parts, pending, written):
+            return written
+    raise Conflict(
+        "plays of this month were being logged concurrently; run the import again",
+        {"field": "path", "reason": "concurrent_write"},
+    )
+
+
+def _stored_keys(parts: list[dict[str, Any]], instants: set[datetime], fold: Folding) -> set[Key]:
+    keys = set()
+    for part in parts:
+        for entry in (*part["plays"], *(part.get("skips") or ())):
+            moment = as_utc(entry["played_at"]).replace(microsecond=0)
+            if moment in instants:
+                keys.add((fold(entry["artist"]), fold(entry.get("track")), moment))
+    return keys
+
+
+def _unchanged(part: dict[str, Any]) -> dict[str, Any]:
+    """The condition that the part still holds what it was read with (entries are only added)."""
+    skips = part.get("skips")
+    return {
+        "plays": {"$size": len(part["plays"])},
+        "skips": {"$size": len(skips)} if skips is not None else {"$exists": False},
+    }
+
+
+def _merged(part: dict[str, Any], taken: list[Pending]) -> dict[str, Any]:
+    plays = [*part["plays"], *(p for _, p, skip in taken if not skip)]
+    skips = [*(part.get("skips") or ()), *(p for _, p, skip in taken if skip)]
+    merged = {**part, "plays": sorted(plays, key=lambda p: as_utc(p["played_at"]))}
+    if skips:
+        merged["skips"] = sorted(skips, key=lambda p: as_utc(p["played_at"]))
+    return merged
+
+
+async def _append(
+    db: Database, user_id: int, month: str, parts: list[dict[str, Any]], pending: list[Pending], written: set[Key]
+) -> bool:
+    """Fill the month's last part, then new parts; False if another writer got there first."""
+    now, stamp = utc_now(), written_by()
+    last = parts[-1] if parts else None
+    if pending and last is not None:
+        room = PLAYS_PER_BUCKET - len(last["plays"]) - len(last.get("skips") or ())
+        if room > 0:
+            taken, pending = pending[:room], pending[room:]
+            document = {**_merged(last, taken), "updated_at": now, "written_by": stamp}
+            if not await db.plays.replace_one(document, condition=_unchanged(last)):
+                return False
+            written.update(key for key, _, _ in taken)
+    part = max((p["part"] for p in parts), default=-1) + 1
+    for start in range(0, len(pending), PLAYS_PER_BUCKET):
+        chunk = pending[start : start + PLAYS_PER_BUCKET]
+        empty: dict[str, Any] = {
+            "_id": bucket_id(user_id, month, part),
+            "user_id": user_id,
+            "month": month,
+            "part": part,
+            "plays": [],
+        }
+        document = {**_merged(empty, chunk), "updated_at": now, "written_by": stamp}
+        # Never matches a stored part: if this one exists already, the write is refused.
+        if not await db.plays.replace_one(document, condition={"part": {"$lt": 0}}):
+            return False
+        await user_stats.count_records_added(db, user_id, "play_bucket_count", 1)
+        written.update(key for key, _, _ in chunk)
+        part += 1
+    return True
