@@ -155,7 +155,7 @@ async def upsert_tracks(db: Database, user_id: int, tracks: list[dict[str, Any]]
             "updated_at": now,
             "written_by": written_by(),
         }
-        counts["inserted" if current is None and target not in writes else "updated"] += 1
+        counts["inserted" if current is None else "updated"] += 1
         stored[target] = writes[target] = document
         for pair in held(document):  # a later track of this call may be the same recording
             holders.setdefault(pair, target)
