@@ -11,7 +11,6 @@ from pymongo import ASCENDING, IndexModel
 from models.documents.common import WrittenBy
 from models.documents.text import TRACK_TEXT_WEIGHTS, text_index
 
-
 EXTERNAL_ID_KEYS = ("isrc", "spotify", "apple_music", "musicbrainz_recording", "lastfm_mbid")
 
 
@@ -43,7 +42,9 @@ class TrackDocument(Document):
             text_index(list(TRACK_TEXT_WEIGHTS), TRACK_TEXT_WEIGHTS, "user_text"),
             # A pasted link or code is one equality on one of these (sparse: most tracks have few).
             *(
-                IndexModel([("user_id", ASCENDING), (f"external_ids.{key}", ASCENDING)], name=f"user_{key}", sparse=True)
+                IndexModel(
+                    [("user_id", ASCENDING), (f"external_ids.{key}", ASCENDING)], name=f"user_{key}", sparse=True
+                )
                 for key in EXTERNAL_ID_KEYS
             ),
         ]

@@ -100,7 +100,11 @@ def _merge_target(
         key = sorted(others)[0][0]
         raise ExternalIdHeld(
             f"the external ids of track {track_id} belong to different catalog tracks ({', '.join(sorted(targets))})",
-            {"field": f"tracks[{index}].external_ids.{key}", "reason": "external_id_held", "track_ids": sorted(targets)},
+            {
+                "field": f"tracks[{index}].external_ids.{key}",
+                "reason": "external_id_held",
+                "track_ids": sorted(targets),
+            },
         )
     if not targets:
         return track_id, None

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qs, urlsplit
 
 from models.documents.tracks import EXTERNAL_ID_KEYS as EXTERNAL_KEYS
+
 SPOTIFY_ID = re.compile(r"[0-9A-Za-z]{22}")
 _ISRC = re.compile(r"[A-Za-z]{2}[A-Za-z0-9]{3}[0-9]{7}")
 _UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
@@ -38,12 +39,12 @@ def spotify_id_of(track_id: str, ids: dict[str, str]) -> str | None:
     return ids.get("spotify") or (track_id if SPOTIFY_ID.fullmatch(track_id) else None)
 
 
-def _apple(url: Any) -> str | None:
+def _apple(url: SplitResult) -> str | None:
     """The song id of a music.apple.com link: ``…/album/<name>/<album id>?i=<song id>`` or
     ``…/song/<name>/<song id>``."""
-    song = parse_qs(url.query).get("i", [None])[0]
-    if song is not None:
-        return song if _APPLE_ID.fullmatch(song) else None
+    songs = parse_qs(url.query).get("i")
+    if songs:
+        return songs[0] if _APPLE_ID.fullmatch(songs[0]) else None
     parts = [p for p in url.path.split("/") if p]
     if "song" in parts and _APPLE_ID.fullmatch(parts[-1]):
         return parts[-1]

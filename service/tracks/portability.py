@@ -1,14 +1,9 @@
 """Whether a playlist can be carried to another service: per track, the id it has there.
 
-A track is matched when the catalog knows its id on the target: ``external_ids.<target>``, or for
-Spotify the track's own id when it has a Spotify id's shape (the ledger's ids are Spotify ids in
-this service). An unmatched track says what is known instead, so a person knows what is left to
-do by hand:
-
-* ``other_ids_only`` — other external ids are known (an ISRC, say), not the target's: the target
-  service can usually be searched by them;
-* ``name_only`` — the track's title and artists are known, no external id;
-* ``no_external_id`` — nothing is known of it beyond its id (it is not in the catalog).
+Matched: the catalog knows ``external_ids.<target>``, or for Spotify the track's own id has a
+Spotify id's shape (the ledger's ids are Spotify ids in this service). Unmatched says what is
+known instead: ``other_ids_only`` (other external ids, e.g. an ISRC the target can be searched
+by), ``name_only`` (title and artists, no external id) or ``no_external_id`` (not in the catalog).
 """
 
 from __future__ import annotations

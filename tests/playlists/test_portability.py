@@ -38,19 +38,33 @@ async def test_each_track_in_order_with_its_target_id_or_the_reason(settings: Se
             {
                 "user_id": ALICE,
                 "tracks": [
-                    {"track_id": track(1), "name": "One", "artists": ["A"], "external_ids": {"isrc": ISRC, "apple_music": APPLE}},
-                    {"track_id": track(2), "name": "Two", "artists": ["B"], "external_ids": {"musicbrainz_recording": MBID}},
+                    {
+                        "track_id": track(1),
+                        "name": "One",
+                        "artists": ["A"],
+                        "external_ids": {"isrc": ISRC, "apple_music": APPLE},
+                    },
+                    {
+                        "track_id": track(2),
+                        "name": "Two",
+                        "artists": ["B"],
+                        "external_ids": {"musicbrainz_recording": MBID},
+                    },
                     {"track_id": track(3), "name": "Three", "artists": ["C"]},
                     {"track_id": ODD_ID, "name": "Summer mix", "artists": ["D"]},
                 ],
             },
         )
         order = [track(3), track(1), track(4), track(2), ODD_ID, track(1)]
-        await call.ok("memory_log_playlist_create", {"user_id": ALICE, "playlist_id": PID, "name": "P", "track_ids": order})
+        await call.ok(
+            "memory_log_playlist_create", {"user_id": ALICE, "playlist_id": PID, "name": "P", "track_ids": order}
+        )
         apple = await report(call, ALICE, "apple_music")
         spotify = await report(call, ALICE, "spotify")
         isrc = await report(call, ALICE, "isrc")
-    assert [r["track_id"] for r in apple["tracks"]] == order and [r["position"] for r in apple["tracks"]] == list(range(6))
+    assert [r["track_id"] for r in apple["tracks"]] == order and [r["position"] for r in apple["tracks"]] == list(
+        range(6)
+    )
     assert [(r["status"], r["target_id"], r["reason"]) for r in apple["tracks"]] == [
         ("unmatched", None, "name_only"),
         ("matched", APPLE, "external_id"),
@@ -81,12 +95,19 @@ async def test_a_long_playlist_is_paged_within_16_kb_and_a_change_between_pages_
     tracks = [track(n) for n in range(1, 1201)]
     async with connected(settings) as call:
         catalog = [
-            {"track_id": t, "name": f"Song {n} " + "la " * 20, "artists": ["Band"], "external_ids": {"apple_music": str(n)}}
+            {
+                "track_id": t,
+                "name": f"Song {n} " + "la " * 20,
+                "artists": ["Band"],
+                "external_ids": {"apple_music": str(n)},
+            }
             for n, t in enumerate(tracks[:600])
         ]
         for start in range(0, len(catalog), 500):
             await call.ok("memory_upsert_tracks", {"user_id": ALICE, "tracks": catalog[start : start + 500]})
-        await call.ok("memory_log_playlist_create", {"user_id": ALICE, "playlist_id": PID, "name": "Long", "track_ids": tracks})
+        await call.ok(
+            "memory_log_playlist_create", {"user_id": ALICE, "playlist_id": PID, "name": "Long", "track_ids": tracks}
+        )
         first = await report(call, ALICE, "apple_music")
         await call.ok(
             "memory_log_playlist_mutation",
@@ -101,7 +122,10 @@ async def test_a_long_playlist_is_paged_within_16_kb_and_a_change_between_pages_
             rest.extend(page["tracks"])
             pages += 1
             assert len(json.dumps({"success": True, "result": page}, separators=(",", ":"))) <= 16_384
-        wrong = await call("memory_playlist_portability", {"user_id": ALICE, "playlist_id": PID, "target": "isrc", "cursor": first["next_cursor"]})
+        wrong = await call(
+            "memory_playlist_portability",
+            {"user_id": ALICE, "playlist_id": PID, "target": "isrc", "cursor": first["next_cursor"]},
+        )
         after, _ = await all_pages(call, ALICE, "apple_music")
     assert len(json.dumps({"success": True, "result": first}, separators=(",", ":"))) <= 16_384
     rows = first["tracks"] + rest
@@ -114,11 +138,19 @@ async def test_a_long_playlist_is_paged_within_16_kb_and_a_change_between_pages_
 
 async def test_another_users_playlist_is_not_found_like_a_missing_one(settings: Settings) -> None:
     async with connected(settings) as call:
-        await call.ok("memory_log_playlist_create", {"user_id": ALICE, "playlist_id": PID, "name": "P", "track_ids": [track(1)]})
-        theirs = await call.error("memory_playlist_portability", {"user_id": BOB, "playlist_id": PID, "target": "isrc"}, "NOT_FOUND")
+        await call.ok(
+            "memory_log_playlist_create", {"user_id": ALICE, "playlist_id": PID, "name": "P", "track_ids": [track(1)]}
+        )
+        theirs = await call.error(
+            "memory_playlist_portability", {"user_id": BOB, "playlist_id": PID, "target": "isrc"}, "NOT_FOUND"
+        )
         missing = await call.error(
             "memory_playlist_portability", {"user_id": BOB, "playlist_id": playlist(9), "target": "isrc"}, "NOT_FOUND"
         )
-        bad = await call.error("memory_playlist_portability", {"user_id": ALICE, "playlist_id": PID, "target": "deezer"}, "INVALID_ARGUMENT")
+        bad = await call.error(
+            "memory_playlist_portability",
+            {"user_id": ALICE, "playlist_id": PID, "target": "deezer"},
+            "INVALID_ARGUMENT",
+        )
     assert theirs["details"] == missing["details"] and theirs["message"] == missing["message"]
     assert bad["details"]["field"] == "target"

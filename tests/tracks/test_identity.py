@@ -45,7 +45,9 @@ async def test_external_ids_are_stored_in_one_spelling_and_kept_by_a_call_that_d
     settings: Settings,
 ) -> None:
     async with connected(settings) as call:
-        first = await upsert(call, ALICE, song(1, "Never Gonna Give You Up", isrc=ISRC.lower(), musicbrainz_recording=MBID.upper()))
+        first = await upsert(
+            call, ALICE, song(1, "Never Gonna Give You Up", isrc=ISRC.lower(), musicbrainz_recording=MBID.upper())
+        )
         assert first == {"user_id": ALICE, "inserted": 1, "updated": 0, "unchanged": 0}
         assert await stored_ids(call, ALICE, HOLDER) == {"isrc": ISRC, "musicbrainz_recording": MBID}
         again = await upsert(call, ALICE, song(1, "Never Gonna Give You Up", isrc=ISRC))
@@ -54,7 +56,11 @@ async def test_external_ids_are_stored_in_one_spelling_and_kept_by_a_call_that_d
         assert plain["unchanged"] == 1  # ids are added to, never forgotten by a call without them
         more = await upsert(call, ALICE, song(1, "Never Gonna Give You Up", apple_music=APPLE))
         assert more["updated"] == 1
-        assert await stored_ids(call, ALICE, HOLDER) == {"isrc": ISRC, "musicbrainz_recording": MBID, "apple_music": APPLE}
+        assert await stored_ids(call, ALICE, HOLDER) == {
+            "isrc": ISRC,
+            "musicbrainz_recording": MBID,
+            "apple_music": APPLE,
+        }
         plain_track = await upsert(call, ALICE, song(2, "Together Forever"))
         assert plain_track["inserted"] == 1 and await stored_ids(call, ALICE, track(2)) == {}
 
@@ -92,7 +98,9 @@ async def test_a_new_track_naming_a_held_id_is_merged_into_the_existing_track(se
             "memory_log_playlist_create",
             {"user_id": ALICE, "playlist_id": playlist(1), "name": "Rick", "track_ids": [HOLDER]},
         )
-        merged = await upsert(call, ALICE, song(5, "Never Gonna Give You Up - 2022 Remaster", isrc=ISRC, apple_music=APPLE))
+        merged = await upsert(
+            call, ALICE, song(5, "Never Gonna Give You Up - 2022 Remaster", isrc=ISRC, apple_music=APPLE)
+        )
         assert merged == {
             "user_id": ALICE,
             "inserted": 0,
@@ -105,26 +113,29 @@ async def test_a_new_track_naming_a_held_id_is_merged_into_the_existing_track(se
         holder = await call.service.database.tracks.find_one({"_id": f"{ALICE}:{HOLDER}", "user_id": ALICE})
         assert holder["name"] == "Never Gonna Give You Up"  # the existing track's description wins
         repeated = await upsert(call, ALICE, song(5, "Never Gonna Give You Up - 2022 Remaster", isrc=ISRC))
-        assert repeated["unchanged"] == 1 and repeated["merged"] == [{"track_id": track(5), "into": HOLDER, "by": "isrc"}]
+        assert repeated["unchanged"] == 1 and repeated["merged"] == [
+            {"track_id": track(5), "into": HOLDER, "by": "isrc"}
+        ]
         kept = await call.ok("memory_reconstruct_playlist", {"user_id": ALICE, "playlist_id": playlist(1)})
         assert kept["track_ids"] == [HOLDER]  # the ledger is not rewritten
         # Two new tracks of one call that are one recording: the first listed is kept.
-        both = await upsert(call, ALICE, song(6, "Take On Me", lastfm_mbid=LASTFM), song(7, "Take on me", lastfm_mbid=LASTFM))
-        assert both["inserted"] == 1 and both["merged"] == [{"track_id": track(7), "into": track(6), "by": "lastfm_mbid"}]
+        both = await upsert(
+            call, ALICE, song(6, "Take On Me", lastfm_mbid=LASTFM), song(7, "Take on me", lastfm_mbid=LASTFM)
+        )
+        assert both["inserted"] == 1 and both["merged"] == [
+            {"track_id": track(7), "into": track(6), "by": "lastfm_mbid"}
+        ]
         # A Spotify id is also a catalog track's own id (the ledger's ids are Spotify ids).
         await upsert(call, ALICE, song(SPOTIFY, "Never Gonna Stop"))
         by_own_id = await upsert(call, ALICE, song(8, "Never Gonna Stop (Live)", spotify=SPOTIFY))
         assert by_own_id["merged"] == [{"track_id": track(8), "into": SPOTIFY, "by": "spotify"}]
 
 
-async def test_a_catalogued_track_given_another_tracks_id_is_a_conflict_that_writes_nothing(
-    settings: Settings,
-) -> None:
+async def test_a_catalogued_track_given_another_tracks_id_is_a_conflict_that_writes_nothing(settings: Settings) -> None:
     async with connected(settings) as call:
         await upsert(call, ALICE, song(1, "One", isrc=ISRC), song(2, "Two"))
         envelope = await call(
-            "memory_upsert_tracks",
-            {"user_id": ALICE, "tracks": [song(3, "Three"), song(2, "Two", isrc=ISRC)]},
+            "memory_upsert_tracks", {"user_id": ALICE, "tracks": [song(3, "Three"), song(2, "Two", isrc=ISRC)]}
         )
         error = assert_valid_error(envelope)
         assert error["code"] == "CONFLICT" and error["details"]["field"] == "tracks[1].external_ids.isrc"
@@ -170,7 +181,12 @@ async def test_a_pasted_link_or_code_resolves_exactly(settings: Settings) -> Non
             "https://example.com/track/4uLU6hMCjMI75M1A2tKUQC",
         ]
         for text in unknown:
-            assert await resolve(call, ALICE, text) == {"user_id": ALICE, "resolved": False, "best": None, "alternatives": []}
+            assert await resolve(call, ALICE, text) == {
+                "user_id": ALICE,
+                "resolved": False,
+                "best": None,
+                "alternatives": [],
+            }
         # Words still resolve by words.
         assert (await resolve(call, ALICE, "never gonna give you up"))["best"]["track_id"] == HOLDER
 

@@ -24,12 +24,25 @@ async def test_the_portability_card_lists_each_track_and_says_how_many_have_no_i
             {
                 "user_id": TIMELINE,
                 "tracks": [
-                    {"track_id": track(81), "name": "Midnight City", "artists": ["M83"], "external_ids": {"apple_music": "1440761231"}},
-                    {"track_id": track(82), "name": "Wait", "artists": ["M83"], "external_ids": {"isrc": "FR6V81141067"}},
+                    {
+                        "track_id": track(81),
+                        "name": "Midnight City",
+                        "artists": ["M83"],
+                        "external_ids": {"apple_music": "1440761231"},
+                    },
+                    {
+                        "track_id": track(82),
+                        "name": "Wait",
+                        "artists": ["M83"],
+                        "external_ids": {"isrc": "FR6V81141067"},
+                    },
                 ],
             },
         )
-        await call.ok("memory_log_playlist_create", {"user_id": TIMELINE, "playlist_id": pid, "name": "Carried", "track_ids": order})
+        await call.ok(
+            "memory_log_playlist_create",
+            {"user_id": TIMELINE, "playlist_id": pid, "name": "Carried", "track_ids": order},
+        )
         expected = await call.ok(
             "memory_playlist_portability", {"user_id": TIMELINE, "playlist_id": pid, "target": "apple_music"}
         )
@@ -38,7 +51,9 @@ async def test_the_portability_card_lists_each_track_and_says_how_many_have_no_i
     page, errors = await world.page("main")
     await choose_user(page, TIMELINE)
     await show(page, "playlists")
-    await page.locator(f'[data-testid="playlist-row"][data-playlist-id="{pid}"]').get_by_test_id("playlist-name").click()
+    await (
+        page.locator(f'[data-testid="playlist-row"][data-playlist-id="{pid}"]').get_by_test_id("playlist-name").click()
+    )
     await page.wait_for_url(f"**/ui/#/playlists/{pid}")
     await settled(page)
     await page.get_by_test_id("portability-target").select_option("apple_music")
