@@ -17,6 +17,9 @@ from service.timeutil import as_utc, utc_now
 from service.tracks.catalog import with_ids
 from service.tracks.portability import Target, portability_rows
 
+# More rows than a page can hold (a row takes 100 bytes at least, a page PAGE_BYTES).
+PAGE_ROWS = 200
+
 
 class Portability:
     def __init__(self, db: Database, reader: LedgerReader) -> None:
@@ -35,17 +38,22 @@ class Portability:
             at = pinned_time(str(state.get("at")))
             playlist, _, _ = await self._reader.replayed_at(user_id, playlist_id, at)
         track_ids = playlist.track_ids
-        rows = portability_rows(track_ids, await with_ids(self._db, user_id, track_ids), target)
-        start = offset_of(state, "o", end=len(rows))
-        end = start + fitting(rows, PAGE_BYTES, start) if start < len(rows) else start
-        matched = sum(1 for r in rows if r["status"] == "matched")
+        start = offset_of(state, "o", end=len(track_ids))
+        if cursor is None:  # the counts once, on the first page; the cursor carries them on
+            shown = portability_rows(track_ids, await with_ids(self._db, user_id, track_ids), target)
+            state["m"] = sum(1 for r in shown if r["status"] == "matched")
+        else:  # a later page reads only the tracks it can show
+            window = track_ids[start : start + PAGE_ROWS]
+            shown = portability_rows(window, await with_ids(self._db, user_id, window), target, start)
+        matched = offset_of(state, "m", end=len(track_ids))
+        end = start + (fitting(shown, PAGE_BYTES) if shown else 0)
         return {
             "user_id": user_id,
             "playlist_id": playlist_id,
             "target": target,
             "as_of": at,
-            "track_count": len(rows),
-            "counts": {"matched": matched, "unmatched": len(rows) - matched},
-            "tracks": rows[start:end],
-            "next_cursor": encode_cursor("portability", {**state, "o": end}) if end < len(rows) else None,
+            "track_count": len(track_ids),
+            "counts": {"matched": matched, "unmatched": len(track_ids) - matched},
+            "tracks": shown[: end - start],
+            "next_cursor": encode_cursor("portability", {**state, "o": end}) if end < len(track_ids) else None,
         }

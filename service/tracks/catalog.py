@@ -44,17 +44,44 @@ async def describe_tracks(db: Database, user_id: int, track_ids: list[str]) -> d
     return {doc["track_id"]: describe(doc) for doc in found}
 
 
+async def holders_of(db: Database, user_id: int, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """(key, id) → the catalog track holding it, for each of ``pairs`` some track holds (the first
+    catalogued when two do, left from before merging)."""
+    if not pairs:
+        return {}
+    projection, order = {"track_id": 1, "external_ids": 1}, [("first_seen_at", 1), ("_id", 1)]
+    if db.engine == "embedded":
+        # The embedded engine answers an $or of $in lists by testing every list against every track
+        # (seconds at 10,000 tracks); reading the ids of the catalog and matching here takes ms.
+        found = await db.tracks.find({"user_id": user_id}, projection, sort=order)
+    else:  # MongoDB answers from the per-key indexes
+        clauses = identity_filter(pairs, lambda t: track_key(user_id, t))
+        found = await db.tracks.find({"user_id": user_id, "$or": clauses}, projection, sort=order)
+    wanted = set(pairs)
+    holders: dict[tuple[str, str], str] = {}
+    for doc in found:
+        for pair in held(doc):
+            if pair in wanted:
+                holders.setdefault(pair, doc["track_id"])
+    return holders
+
+
 async def find_by_ids(db: Database, user_id: int, pairs: list[tuple[str, str]]) -> dict[str, Any] | None:
     """The catalog track known by any of the (key, id) ``pairs`` (the first catalogued if two are),
-    in its public shape; None when none is."""
-    if not pairs:
-        return None
-    found = await db.tracks.find(
-        {"user_id": user_id, "$or": identity_filter(pairs, lambda t: track_key(user_id, t))},
-        sort=[("first_seen_at", 1), ("_id", 1)],
-        limit=1,
-    )
-    return describe(found[0]) if found else None
+    in its public shape; None when none is. A Spotify id is first looked up as a track's own id
+    (one read by key, the common case: the ledger's ids are Spotify ids)."""
+    own = [value for key, value in pairs if key == "spotify"]
+    if own:
+        found = await describe_tracks(db, user_id, own)
+        if found:
+            return found[own[0]] if own[0] in found else next(iter(found.values()))
+    for key, value in pairs:  # one equality each: no $in list for the engine to test per track
+        matches = await db.tracks.find(
+            {"user_id": user_id, f"external_ids.{key}": value}, sort=[("first_seen_at", 1), ("_id", 1)], limit=1
+        )
+        if matches:
+            return describe(matches[0])
+    return None
 
 
 async def with_ids(db: Database, user_id: int, track_ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -72,20 +99,10 @@ async def all_tracks(db: Database, user_id: int) -> list[dict[str, Any]]:
 
 
 async def _holders(db: Database, user_id: int, latest: dict[str, dict[str, Any]]) -> dict[tuple[str, str], str]:
-    """(key, id) → the catalog track holding it, for every id the upserted tracks name (one query;
-    none when they name no external id, the common call, which then costs what it did before)."""
+    """``holders_of`` every id the upserted tracks name (none asked when they name no external id,
+    the common call, which then costs what it did before)."""
     pairs = [pair for t, track in latest.items() if track["external_ids"] for pair in held({"track_id": t, **track})]
-    if not pairs:
-        return {}
-    clauses = identity_filter(pairs, lambda t: track_key(user_id, t))
-    found = await db.tracks.find(
-        {"user_id": user_id, "$or": clauses}, {"track_id": 1, "external_ids": 1}, sort=[("first_seen_at", 1)]
-    )
-    holders: dict[tuple[str, str], str] = {}
-    for doc in found:  # the first catalogued holds an id two tracks share (left from before merging)
-        for pair in held(doc):
-            holders.setdefault(pair, doc["track_id"])
-    return holders
+    return await holders_of(db, user_id, pairs)
 
 
 def _merge_target(

@@ -38,5 +38,8 @@ def portability_row(position: int, track_id: str, known: dict[str, Any] | None, 
     }
 
 
-def portability_rows(track_ids: list[str], known: dict[str, dict[str, Any]], target: Target) -> list[dict[str, Any]]:
-    return [portability_row(i, t, known.get(t), target) for i, t in enumerate(track_ids)]
+def portability_rows(
+    track_ids: list[str], known: dict[str, dict[str, Any]], target: Target, first: int = 0
+) -> list[dict[str, Any]]:
+    """The rows of ``track_ids``, which stand at positions ``first``, ``first + 1``… of the playlist."""
+    return [portability_row(first + i, t, known.get(t), target) for i, t in enumerate(track_ids)]
