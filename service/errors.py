@@ -180,3 +180,7 @@ class ConflictNotFound(NotFound):
 
 class ResolvedOtherwise(Conflict):
     """The stated-versus-played conflict was already resolved, another way."""
+
+
+class ExternalIdHeld(Conflict):
+    """A track was given an external id (ISRC, Spotify, …) that another track of the catalog holds."""

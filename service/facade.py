@@ -26,6 +26,7 @@ from service.memories.aging import AgingService
 from service.memories.followups import FollowUpService
 from service.memories.service import MemoryStore
 from service.playlists.moves import LedgerMoves
+from service.playlists.portability import Portability
 from service.playlists.service import PlaylistService
 from service.profiles.choices import Choices
 from service.profiles.service import ProfileService
@@ -53,6 +54,7 @@ class MemoryService:
         self.tracks = TrackService(db, settings, self.search)
         self.playlists = PlaylistService(db, settings, writer, reader, self.search, self.tracks)
         self.moves = LedgerMoves(db, settings, writer, reader, self.search)
+        self.portability = Portability(db, reader)  # memory_playlist_portability
         self.insights = InsightService(db, settings)
         self.memories = MemoryStore(db, settings, self.search)
         self.controls = Controls(db, settings)

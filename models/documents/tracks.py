@@ -11,6 +11,8 @@ from pymongo import ASCENDING, IndexModel
 from models.documents.common import WrittenBy
 from models.documents.text import TRACK_TEXT_WEIGHTS, text_index
 
+EXTERNAL_ID_KEYS = ("isrc", "spotify", "apple_music", "musicbrainz_recording", "lastfm_mbid")
+
 
 class TrackDocument(Document):
     """What the assistant learned about one track, per user (``memory_upsert_tracks``): the
@@ -26,6 +28,9 @@ class TrackDocument(Document):
     popularity: int | None = None
     genres: list[str] = []
     energy: float | None = None  # 0..1 when known: low-energy tracks are the arc's breathers
+    # The recording's ids on other services (isrc, spotify, apple_music, musicbrainz_recording,
+    # lastfm_mbid): what a pasted link resolves by and what a playlist is carried across with.
+    external_ids: dict[str, str] = {}
     first_seen_at: datetime
     updated_at: datetime
     written_by: WrittenBy | None = None
@@ -35,6 +40,13 @@ class TrackDocument(Document):
         indexes = [
             IndexModel([("user_id", ASCENDING), ("track_id", ASCENDING)], name="user_track"),
             text_index(list(TRACK_TEXT_WEIGHTS), TRACK_TEXT_WEIGHTS, "user_text"),
+            # A pasted link or code is one equality on one of these (sparse: most tracks have few).
+            *(
+                IndexModel(
+                    [("user_id", ASCENDING), (f"external_ids.{key}", ASCENDING)], name=f"user_{key}", sparse=True
+                )
+                for key in EXTERNAL_ID_KEYS
+            ),
         ]
 
 

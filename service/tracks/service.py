@@ -23,6 +23,7 @@ from service.text.words import folded_text
 from service.tracks import catalog, choices
 from service.tracks.check import Check, check, run_rules
 from service.tracks.facts import TrackFacts
+from service.tracks.identity import pasted_ids
 from service.tracks.index import CatalogIndex, Known
 from service.tracks.liked import liked_by_name
 from service.tracks.resolver import resolve
@@ -93,17 +94,26 @@ class TrackService:
         await user_stats.count_tracks_added(self._db, user_id, done["inserted"])
         if done["changed"]:
             self._search.tracks_changed(user_id, await catalog.describe_tracks(self._db, user_id, done["changed"]))
-        return {
+        answer = {
             "user_id": user_id,
             "inserted": done["inserted"],
             "updated": done["updated"],
             "unchanged": done["unchanged"],
         }
+        return {**answer, "merged": done["merged"]} if done["merged"] else answer
 
     async def describe(self, user_id: int, track_ids: list[str]) -> dict[str, dict[str, Any]]:
         return await catalog.describe_tracks(self._db, user_id, track_ids)
 
     async def resolve_track(self, user_id: int, text: str, limit: int) -> dict[str, Any]:
+        pasted = pasted_ids(text)
+        if pasted is not None:  # a link or code names a recording exactly, or nothing the user has
+            found = await catalog.find_by_ids(self._db, user_id, pasted)
+            best = None
+            if found is not None:
+                best = {"track_id": found["track_id"], "name": found["name"], "artists": found["artists"]}
+                best.update(confidence=1.0, reason="external_id")
+            return {"user_id": user_id, "resolved": best is not None, "best": best, "alternatives": []}
         index = await self._index(user_id)
         signals = await signals_of(self._db, user_id)
         ranked = resolve(index, text, signals, limit)

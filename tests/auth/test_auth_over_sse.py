@@ -53,6 +53,7 @@ def calls_for(user_id: int) -> dict[str, dict[str, Any]]:
         "memory_fork_playlist": {"user_id": user_id, "playlist_id": SHARED, "new_playlist_id": playlist(51)},
         "memory_diff_playlist": {"user_id": user_id, "playlist_id": SHARED, "from_time": "2020-01-01T00:00:00Z"},
         "memory_get_playlist_timeline": {"user_id": user_id, "playlist_id": SHARED, "max_points": 10},
+        "memory_playlist_portability": {"user_id": user_id, "playlist_id": SHARED, "target": "isrc"},
         "memory_upsert_tracks": {
             "user_id": user_id,
             "tracks": [{"track_id": track(1), "name": "Polka", "artists": ["Band"]}],

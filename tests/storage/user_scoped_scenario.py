@@ -208,12 +208,14 @@ async def _moves(call: RecordingCaller) -> None:
     )
     await call.ok("memory_diff_playlist", {"user_id": USER, "playlist_id": P[4], "from_time": at(1)})
     await call.ok("memory_get_playlist_timeline", {"user_id": USER, "playlist_id": P[4], "max_points": 10})
+    await call.ok("memory_playlist_portability", {"user_id": USER, "playlist_id": P[4], "target": "isrc"})
     for tool, extra in (
         ("memory_undo_last_mutation", {}),
         ("memory_resync_playlist", {"track_ids": tracks(1, 1)}),
         ("memory_fork_playlist", {"new_playlist_id": playlist(41)}),
         ("memory_diff_playlist", {"from_time": at(1)}),
         ("memory_get_playlist_timeline", {}),
+        ("memory_playlist_portability", {"target": "isrc"}),
     ):
         await call.error(tool, {"user_id": USER, "playlist_id": P[6], **extra}, "NOT_FOUND")
     await call.ok("memory_rotation_report", {"user_id": USER, "days": 30, "limit": 10})

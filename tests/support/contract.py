@@ -71,6 +71,8 @@ TOOLS = [
     "memory.resolve_conflict",
     # The timeline picture of the memory page.
     "memory.get_playlist_timeline",
+    # A playlist carried to another service.
+    "memory.playlist_portability",
     # The door to the tools a session does not list yet.
     "memory.enable_toolsets",
 ]

@@ -21,7 +21,7 @@ async def test_default_tool_names_are_safe_for_claude_and_openai(settings: Setti
     # The PRD's eleven memory tools, ops.list_users and ops.audit, ten ledger-move, insight and catalog
     # tools, five typed-memory tools, nine control tools (switches, pause, status, context, import,
     # choice, explain, forget, inspect), the timeline, the two conflict tools and memory_enable_toolsets.
-    assert len(names) == 41
+    assert len(names) == 42
     for tool in listed:
         assert WIRE_NAME.match(tool.name), tool.name
         assert tool.title and tool.description and len(tool.description) > 80

@@ -94,6 +94,7 @@ ASKS: dict[str, list[dict[str, Any]]] = {
     ],
     "memory_diff_playlist": _per_playlist(from_time=T.format(12), to_time=T.format(30)),
     "memory_get_playlist_timeline": _per_playlist(),
+    "memory_playlist_portability": _per_playlist(target="spotify") + _per_playlist(target="isrc"),
     "memory_search": [
         {"query": q, "limit": 20, "detail": d}
         for q in ("blue", "miles davis", "nick drake", "calm", "nickelback", "pink moon")

@@ -13,6 +13,7 @@ from tools.specs.forget import FORGET_SPECS
 from tools.specs.insights import INSIGHT_SPECS
 from tools.specs.memories import MEMORY_SPECS
 from tools.specs.moves import MOVE_SPECS
+from tools.specs.portability import PORTABILITY_SPECS
 from tools.specs.prd import PRD_SPECS
 from tools.specs.provenance import PROVENANCE_SPECS
 from tools.specs.toolsets import ENABLE_TOOLSETS, TOOLSET_SPECS
@@ -28,6 +29,7 @@ TOOL_SPECS += CONTEXT_SPECS  # the memory block for the prompt
 TOOL_SPECS += FORGET_SPECS  # forget one item
 TOOL_SPECS += PROVENANCE_SPECS  # pairwise choices and provenance
 TOOL_SPECS += CONFLICT_SPECS  # stated versus played
+TOOL_SPECS += PORTABILITY_SPECS  # a playlist carried to another service
 TOOL_SPECS += TOOLSET_SPECS  # the door to the rest
 
 
@@ -45,7 +47,7 @@ TOOLSETS: dict[str, frozenset[str]] = {
     "everyday": frozenset(
         {"memory.get_context", "memory.open_followups", "memory.add", "memory.query", "memory.resolve_track"}
     ),
-    "ledger": _names(MOVE_SPECS) | {"memory.rotation_report"},
+    "ledger": _names(MOVE_SPECS, PORTABILITY_SPECS) | {"memory.rotation_report"},
     "tracks": _names(TRACK_SPECS),
     "memories": _names(MEMORY_SPECS, FOLLOWUP_SPECS, CONTEXT_SPECS, PROVENANCE_SPECS) | {"memory.feedback_summary"},
     # "why do you think that?", and "what I said versus what I played"

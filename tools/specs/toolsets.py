@@ -25,7 +25,7 @@ TOOLSET_SPECS: list[ToolSpec] = [
         ENABLE_TOOLSETS,
         "List more tools (memory.enable_toolsets)",
         "Call when you need a tool that is not listed; it lists a toolset's tools for the rest of this session. "
-        "ledger: undo, fork, resync, diff, timeline, rotation. tracks: catalog, check rules. memories: plays, "
+        "ledger: undo, fork, resync, diff, timeline, rotation, portability. tracks: catalog, check rules. memories: plays, "
         "follow-ups, recommendations, choices, explain, feedback. control: pause, status, inspect, explain, forget, "
         "import, conflicts. ops: audit. all: everything. Returns what it added.",
         enable_toolsets,

@@ -1,10 +1,11 @@
 // One playlist (#/playlists/<id>): header, the timeline picture (memory_get_playlist_timeline), the
 // contents at a moment (memory_reconstruct_playlist with include_tracks), a diff between two moments
-// (memory_diff_playlist) and undo with confirmation (memory_undo_last_mutation).
+// (memory_diff_playlist), undo with confirmation (memory_undo_last_mutation) and portability.
 import { callAllPages, callTool } from "./api.js";
 import { confirmDialog } from "./confirm.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
 import { fromPicker, momentPicker, toPicker } from "./moments.js";
+import { portabilityCard } from "./portability.js";
 import { changeWords } from "./words.js";
 
 export const MAX_POINTS = 500;
@@ -168,6 +169,7 @@ export async function renderPlaylist(view) {
         h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, "Track"), h("th", {}, "Artists"),
           h("th", {}, "ID"))), tracksBody)),
     diffCard(args, view),
+    portabilityCard(args, view),
     undoCard(args, view));
   await showAt(null);
 }

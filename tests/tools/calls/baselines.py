@@ -126,6 +126,7 @@ BASELINES: dict[str, dict[str, Any]] = {
         "to_time": LATER,
     },
     "memory.get_playlist_timeline": {"user_id": 1, "playlist_id": EXISTING, "max_points": 100},
+    "memory.playlist_portability": {"user_id": 1, "playlist_id": EXISTING, "target": "spotify"},
     "memory.rotation_report": {"user_id": 1, "days": 30, "limit": 50},
     "memory.feedback_summary": {"user_id": 1, "limit": 20},
     "memory.add": {

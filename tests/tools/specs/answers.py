@@ -254,4 +254,32 @@ PLAYLIST_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
         "new": [_rotated(i) for i in range(rows)],
         "staples": [_rotated(i) | {"reasons": ["in_3_or_more_playlists"]} for i in range(rows)],
     },
+    "memory.upsert_tracks": lambda rows: {
+        "user_id": 1,
+        "inserted": 0,
+        "updated": rows,
+        "unchanged": 0,
+        "merged": [{"track_id": track(i + 1000), "into": track(i), "by": "isrc"} for i in range(min(rows, 500))],
+    },  # at most 500 tracks a call
+    "memory.playlist_portability": lambda rows: {
+        "user_id": 1,
+        "playlist_id": playlist(1),
+        "target": "apple_music",
+        "as_of": ISO,
+        "track_count": rows,
+        "counts": {"matched": rows, "unmatched": 0},
+        "tracks": [
+            {
+                "position": i,
+                "track_id": track(i),
+                "name": "n",
+                "artists": ["a"],
+                "target_id": "1440857781",
+                "status": "matched",
+                "reason": "external_id",
+            }
+            for i in range(rows)
+        ],
+        "next_cursor": None,
+    },
 }

@@ -110,6 +110,8 @@ DESCRIBED_ARRAYS = {
     "memory.log_playlist_create": ["rule_report/violations", "rule_report/unverified", "rule_report/unknown_tracks"],
     "memory.log_playlist_mutation": ["rule_report/violations", "rule_report/unverified", "rule_report/unknown_tracks"],
     "memory.get_playlist_timeline": ["points"],
+    "memory.playlist_portability": ["tracks"],
+    "memory.upsert_tracks": ["merged"],
     "memory.rotation_report": ["new", "staples"],
     "memory.feedback_summary": ["groups"],
     "memory.add": ["memory/entities"],
