@@ -78,6 +78,12 @@ class Database:
             for hook in self._on_reverted:
                 await hook(user_id)
 
+    def settle(self) -> None:
+        """After a bulk write (an import's file): on the embedded engine, what it stored joins the
+        store out of the garbage collector's reach; nothing to do on MongoDB."""
+        if self._embedded is not None:
+            self._embedded.settle()
+
     def refuse_quarantined(self, user_id: int) -> None:
         if self._embedded is not None and user_id in self._embedded.quarantined:
             raise UserQuarantined(user_id)

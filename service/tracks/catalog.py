@@ -44,6 +44,13 @@ async def describe_tracks(db: Database, user_id: int, track_ids: list[str]) -> d
     return {doc["track_id"]: describe(doc) for doc in found}
 
 
+async def catalogued(db: Database, user_id: int, track_ids: list[str]) -> set[str]:
+    """Which of ``track_ids`` the user's catalog holds (read by key, only the ids)."""
+    keys = [track_key(user_id, t) for t in dict.fromkeys(track_ids)]
+    found = await db.tracks.find({"_id": {"$in": keys}, "user_id": user_id}, {"track_id": 1})
+    return {doc["track_id"] for doc in found}
+
+
 async def holders_of(db: Database, user_id: int, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
     """(key, id) → the catalog track holding it, for each of ``pairs`` some track holds (the first
     catalogued when two do, left from before merging)."""
