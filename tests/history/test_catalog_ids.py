@@ -86,12 +86,15 @@ async def test_a_recording_held_already_is_not_added_again(settings: Settings, t
         tmp_path / "lastfm.json",
         scrobbles_with(
             {"Hunter": HELD_AS_LASTFM, "Jóga": HELD_AS_MUSICBRAINZ, "Bachelorette": MBID},
-            [(START, "Björk", "Hunter"), (START + minutes(5), "Björk", "Jóga"), (START + minutes(9), "Björk", "Bachelorette")],
+            [
+                (START, "Björk", "Hunter"),
+                (START + minutes(5), "Björk", "Jóga"),
+                (START + minutes(9), "Björk", "Bachelorette"),
+            ],
         ),
     )
     write_json(
-        tmp_path / "Streaming_History_Audio_2021.json",
-        [extended(n, START + minutes(60 + 4 * n)) for n in (5, 6, 7)],
+        tmp_path / "Streaming_History_Audio_2021.json", [extended(n, START + minutes(60 + 4 * n)) for n in (5, 6, 7)]
     )
     async with connected(settings) as call:
         await call.ok("memory_upsert_tracks", {"user_id": ALICE, "tracks": catalog})

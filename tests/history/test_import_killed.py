@@ -11,7 +11,6 @@ import asyncio
 import contextlib
 import sqlite3
 import subprocess
-import time
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -132,7 +131,7 @@ def test_import_killed_leaves_every_file_in_or_out(tmp_path: Path) -> None:
     killed(once((store.data_dir / "LOCK.pid").exists, 0.1), "while reading the first file")
     for then, at in ((0.0, "right after a file's commit"), (0.05, "a moment after a file's commit")):
         before = max(buckets(store), 0)  # -1: no store file yet
-        killed(once(lambda: buckets(store) > before, then), at)  # noqa: B023 - called before the loop moves on
+        killed(once(lambda: buckets(store) > before, then), at)
     assert any(f"{k} of {FILES} files in" in outcomes for k in range(1, FILES)), outcomes
 
     cli_ok(arguments, store, tmp_path)  # the run that completes it

@@ -79,7 +79,9 @@ async def resolved(call: WireCaller, text: str) -> dict[str, Any]:
 async def test_imported_history_over_sse(settings: Settings, tmp_path: Path) -> None:
     history(tmp_path / "download")
     # On the embedded store the data directory admits one process: the import runs before serve.
-    done = run_cli(["import-history", str(tmp_path / "download"), "--user-id", str(USER), "--json"], settings, cwd=tmp_path)
+    done = run_cli(
+        ["import-history", str(tmp_path / "download"), "--user-id", str(USER), "--json"], settings, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {
         "entries": 10,
@@ -98,7 +100,8 @@ async def test_imported_history_over_sse(settings: Settings, tmp_path: Path) -> 
 
         # The imported plays answer a follow-up: all three before, the last one after a day.
         before_all = await validated(call, ["Nils Frahm", "Says"], START - DAY)
-        assert (before_all["plays_since_rec"], before_all["plays_before_rec"], before_all["matched_on"]) == (3, 0, "work")
+        counted = (before_all["plays_since_rec"], before_all["plays_before_rec"], before_all["matched_on"])
+        assert counted == (3, 0, "work")
         assert before_all["first_play_after"] == iso(SAYS_PLAYED[0])
         late = await validated(call, ["Nils Frahm", "Says"], START + DAY + minutes(1))
         assert (late["plays_since_rec"], late["plays_before_rec"], late["user_heard_before"]) == (1, 2, True)
@@ -138,7 +141,9 @@ async def test_imported_history_over_sse(settings: Settings, tmp_path: Path) -> 
         await call.ok(
             "memory_log_playlist_create", {"user_id": USER, "playlist_id": MIX, "name": "Mix", "track_ids": order}
         )
-        report = await call.ok("memory_playlist_portability", {"user_id": USER, "playlist_id": MIX, "target": "spotify"})
+        report = await call.ok(
+            "memory_playlist_portability", {"user_id": USER, "playlist_id": MIX, "target": "spotify"}
+        )
         assert (report["track_count"], report["counts"], report["next_cursor"]) == (
             5,
             {"matched": 2, "unmatched": 3},
