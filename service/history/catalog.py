@@ -63,7 +63,9 @@ async def add_tracks(db: Database, tracks: TrackService, user_id: int, stored: l
 async def _not_held(db: Database, user_id: int, new: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``new`` without the tracks another catalog track already is: one holding the same Spotify id
     or mbid among its external ids (a track whose own id it is was found by id). Only tracks with
-    external ids can, so only those are read: most catalogs have few."""
+    external ids can, so only those are read: most catalogs have few. The embedded engine still
+    tests every track of the user against the filter: 0.33 s at 20,000 tracks, once per file that
+    names a track not in the catalog."""
     wanted = {pair for track in new for pair in known_as(track["track_id"])}
     if not wanted:
         return new
