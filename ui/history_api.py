@@ -122,13 +122,11 @@ class HistoryApi:
             finally:
                 if job.path is None:
                     self.jobs.drop(job)
-            self.jobs.start(job, self._run(service, job, folder, valid))
+            self.jobs.start(job, lambda: self._run(service, job, folder, valid))
             log.info("history upload received", extra={"job_id": job.job_id, "bytes": size})
             return JSONResponse({"job_id": job.job_id}, status_code=202)
 
-        answer: Response = await self.pipeline.run(
-            gates, raw, UiCallContext(live[1]), import_arguments, work, refusal
-        )
+        answer: Response = await self.pipeline.run(gates, raw, UiCallContext(live[1]), import_arguments, work, refusal)
         return answer
 
     async def _run(self, service: MemoryService, job: Job, folder: Path, valid: dict[str, Any]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -61,7 +61,8 @@ class Job:
         self.left_out = [{"file": self.shown(f.name), "note": f.note} for f in outcome.files if f.report is None]
 
     def failed(self, error: ErrorBody) -> None:
-        self.state, self.error = "failed", {**error, "message": self.shown(error["message"])}
+        message = error["message"] if self.path is None else error["message"].replace(str(self.path), self.upload_name)
+        self.state, self.error = "failed", {**error, "message": message}
 
     def answer(self) -> dict[str, Any]:
         body: dict[str, Any] = {
@@ -102,12 +103,14 @@ class HistoryJobs:
         """The upload never became an import (refused, too large, interrupted)."""
         self._jobs.pop(job.job_id, None)
 
-    def start(self, job: Job, work: Coroutine[Any, Any, None]) -> None:
+    def start(self, job: Job, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work()`` as the job's task (called inside it: a task cancelled before its first
+        step leaves no coroutine never awaited)."""
         job.task = asyncio.create_task(self._finishing(job, work), name=f"history-import-{job.job_id}")
 
-    async def _finishing(self, job: Job, work: Coroutine[Any, Any, None]) -> None:
+    async def _finishing(self, job: Job, work: Callable[[], Awaitable[None]]) -> None:
         try:
-            await work
+            await work()
         finally:
             job.finished_at = self.clock()
             job.task = None
@@ -136,4 +139,9 @@ class HistoryJobs:
         await asyncio.gather(*tasks, return_exceptions=True)
         # A task cancelled before its first step never reached its own clean-up.
         folders = [j.path.parent for j in self._jobs.values() if j.path is not None]
-        await asyncio.to_thread(lambda: [remove(folder) for folder in folders])
+        await asyncio.to_thread(_remove_all, folders)
+
+
+def _remove_all(folders: list[Path]) -> None:
+    for folder in folders:
+        remove(folder)

@@ -17,7 +17,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
 def history_zip(folder: Path) -> Path:
     rows = [extended(n, START + minutes(5 * n), ms=8_000 if n == 3 else 200_000) for n in range(1, 6)]
-    rows += [extended(9, START + minutes(90), private=True), episode(START + minutes(95)), extended(2, START + minutes(10))]
+    rows += [
+        extended(9, START + minutes(90), private=True),
+        episode(START + minutes(95)),
+        extended(2, START + minutes(10)),
+    ]
     return spotify_zip(folder / "my_spotify_data.zip", {"Streaming_History_Audio_2021_0.json": rows}, {})
 
 

@@ -65,7 +65,9 @@ async def test_an_uploaded_zip_is_imported_as_the_cli_imports_it_and_the_tools_s
 ) -> None:
     settings = ui_settings()
     archive = history_zip(tmp_path)
-    cli = run_cli(["import-history", str(archive), "--user-id", "7", "--json", "--data-dir", str(tmp_path / "cli")], cwd=tmp_path)
+    cli = run_cli(
+        ["import-history", str(archive), "--user-id", "7", "--json", "--data-dir", str(tmp_path / "cli")], cwd=tmp_path
+    )
     assert cli.returncode == 0, cli.stderr
     expected = json.loads(cli.stdout)
     assert (expected["plays"], expected["skips"], expected["private_skipped"]) == (4, 1, 1)
@@ -102,8 +104,12 @@ async def test_an_uploaded_zip_is_imported_as_the_cli_imports_it_and_the_tools_s
             },
             csrf,
         )
-        checked = await ok(client, "memory_validate_recommendation", {"user_id": ALICE, "memory_id": memory["memory_id"]}, csrf)
-        assert checked["validation"]["plays_since_rec"] == 1  # Song 2 once: its repeat in the second file is a duplicate
+        checked = await ok(
+            client, "memory_validate_recommendation", {"user_id": ALICE, "memory_id": memory["memory_id"]}, csrf
+        )
+        assert (
+            checked["validation"]["plays_since_rec"] == 1
+        )  # Song 2 once: its repeat in the second file is a duplicate
         found = await ok(client, "memory_resolve_track", {"user_id": ALICE, "text": "Song 2 Artist 2"}, csrf)
         assert found["resolved"] is True and found["best"]["track_id"] == f"{2:022d}"
         status = await ok(client, "memory_status", {"user_id": ALICE}, csrf)
@@ -258,3 +264,21 @@ async def test_one_import_runs_per_user(ui_settings: Any, tmp_path: Path) -> Non
         assert (await finished(client, answered.json()["job_id"]))["report"]["plays"] == 4
         assert (await finished(client, other_user.json()["job_id"]))["report"]["plays"] == 4
     assert leftovers(settings) == []
+
+
+async def test_a_server_stopping_mid_import_leaves_no_upload_behind(ui_settings: Any) -> None:
+    settings = ui_settings()
+    token, _ = tokens(settings).create("user", [ALICE])
+    body = json.dumps([extended(n, START + minutes(n)) for n in range(5_000)]).encode()
+    async with page(settings) as client:
+        csrf = await signed_in(client, token)
+        started = await upload(client, ALICE, body, csrf)
+        assert started.status_code == 202
+    # The lifespan's end cancelled the import: its folder is gone, and the file is wholly in or out.
+    assert leftovers(settings) == []
+    async with page(settings) as client:
+        csrf = await signed_in(client, token)
+        plays = (await ok(client, "memory_status", {"user_id": ALICE}, csrf))["counts"]["play_buckets"]
+        again = await finished(client, (await upload(client, ALICE, body, csrf)).json()["job_id"])
+        assert again["report"]["plays"] + again["report"]["duplicates"] == 5_000
+        assert (again["report"]["duplicates"] == 0) == (plays == 0)
