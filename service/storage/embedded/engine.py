@@ -108,12 +108,6 @@ class EmbeddedEngine:
         gc.freeze()
         return loaded
 
-    def settle(self) -> None:
-        """What a bulk load just stored is as long-lived as the loaded store: frozen out of the
-        cyclic collector's reach as well, or every full collection walks it again (an import of
-        300,000 rows saw pauses of up to 184 ms)."""
-        gc.freeze()
-
     @property
     def damage(self) -> list[Damage]:
         return self._quarantine.damage
