@@ -4,6 +4,7 @@ so nothing process-wide lives there."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -29,11 +30,14 @@ from service.auth.ratelimit import RateLimiter
 from service.auth.tokens import TokenStore
 from service.settings import LOOPBACK_HOSTS, Settings
 from tools.calls.identity import BearerTokens, StoreTokenVerifier
+from tools.calls.pipeline import CallPipeline
 from tools.calls.policy import CallPolicy
 from tools.resources.subscriptions import Subscriptions
 from tools.server import create_mcp_server, tool_calls
 from ui.api import SessionIdentity
+from ui.history_jobs import HistoryJobs
 from ui.routes import ui_routes
+from ui.uploads import sweep, upload_root
 
 log = logging.getLogger("taste_memory")
 
@@ -123,12 +127,16 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     security = transport_security(settings)
     # The memory page: the same call path, rate limiter and metrics, its principal from its session.
     # Plain wire names whatever MEMORY_TOOL_NAMES says: the page is ours and names them one way.
+    page_policy = replace(policy, identity=SessionIdentity(), changed=subscriptions.changed)
+    imports = HistoryJobs()  # the page's history imports, running in this server
     page = (
         ui_routes(
             settings,
             tokens,
-            tool_calls(holder, "plain", replace(policy, identity=SessionIdentity(), changed=subscriptions.changed)),
+            tool_calls(holder, "plain", page_policy),
             security,
+            CallPipeline(holder, page_policy),
+            imports,
         )
         if settings.ui == "on"
         else []
@@ -158,6 +166,10 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
         async with running_service(settings, holder) as service, contextlib.AsyncExitStack() as stack:
             await stack.enter_async_context(background_work(service, settings))
             await stack.enter_async_context(watching_loop_lag(metrics.loop_lag.observe))
+            root, owned = upload_root(settings)
+            if owned and settings.ui == "on":  # what a killed server left of its uploads
+                await asyncio.to_thread(sweep, root)
+            stack.push_async_callback(imports.close)  # running imports stop, their uploads removed
             if anonymous is not None:
                 await stack.enter_async_context(mcp.session_manager.run())
                 await stack.enter_async_context(anonymous.run())

@@ -18,6 +18,13 @@ class InvalidArgument(MemoryServiceError):
     """The request is malformed whatever the stored state."""
 
 
+class TooLarge(InvalidArgument):
+    """A request body or an upload past its size limit (details.reason ``too_large``); HTTP answers 413."""
+
+    def __init__(self, message: str, limit_bytes: int) -> None:
+        super().__init__(message, {"reason": "too_large", "limit_bytes": limit_bytes})
+
+
 class NotFound(MemoryServiceError):
     """Base of every missing-thing condition."""
 

@@ -17,6 +17,7 @@ from service.control.explain import Provenance
 from service.control.forget import Forgetter
 from service.control.inspect import Inspector
 from service.control.switches import Controls
+from service.history.service import HistoryService
 from service.insights.conflict_service import ConflictService
 from service.insights.service import InsightService
 from service.ledger.reader import LedgerReader
@@ -69,6 +70,8 @@ class MemoryService:
         self.inspector = Inspector(db, self.controls, self.context)  # memory_inspect
         self.transfer = TransferService(db, settings, writer.caps, self.search)
         self.users = UserService(db, writer.settle, self.search.user_reloaded)
+        # memory-service import-history and the memory page's Import
+        self.history = HistoryService(db, self.tracks, self.controls.refuse_write, self.search.user_reloaded)
         self.audit = AuditReader(db)
         self.search.on_user_reloaded(self.context.forget_served)  # forget, import, delete: the last block goes
         self.profiles.on_event_appended(self.context.event_appended)  # the block's kept lines take each event in

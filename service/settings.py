@@ -76,6 +76,12 @@ class Settings(BaseSettings):
         description="Largest accepted request body (HTTP 413 beyond); a 10,000-track "
         "playlist of 80-character ids is about 0.9 MB.",
     )
+    max_history_upload_bytes: int = Field(
+        512 * 1024 * 1024,
+        ge=1024,
+        description="Memory page: largest listening-history upload (HTTP 413 beyond), streamed to a "
+        "temporary file; ten years of Spotify's extended history is about 150 MB of JSON.",
+    )
     rate_limit_per_minute: int = Field(1200, ge=0, description="Calls per minute per token (0 = no limit).")
     rate_limit_burst: int = Field(
         120, ge=1, description="Calls a token may make at once before the per-minute rate applies."

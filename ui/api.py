@@ -85,6 +85,16 @@ class UiApi:
         sent = request.headers.get(CSRF_HEADER, "")
         return hmac.compare_digest(sent.encode(), session.csrf.encode())
 
+    def caller(self, request: Request, csrf: bool = True) -> tuple[UiSession, Principal] | Response:
+        """The live session and its principal, or the refusal: 401 without a session, 403 without
+        its CSRF token (``csrf``: the request changes something)."""
+        live = self._live(request)
+        if live is None:
+            return error_response(401, "UNAUTHORIZED", UNAUTHORIZED)
+        if csrf and not self._csrf_ok(request, live[0]):
+            return error_response(403, "FORBIDDEN", "missing or wrong CSRF token")
+        return live
+
     async def get_session(self, request: Request) -> Response:
         live = self._live(request)
         open_mode = self.sessions.open_mode()
@@ -135,12 +145,10 @@ class UiApi:
         return Response(status_code=204, headers={"Set-Cookie": cleared_cookie(self.secure_cookie)})
 
     async def call_tool(self, request: Request) -> Response:
-        live = self._live(request)
-        if live is None:
-            return error_response(401, "UNAUTHORIZED", UNAUTHORIZED)
-        session, principal = live
-        if not self._csrf_ok(request, session):
-            return error_response(403, "FORBIDDEN", "missing or wrong CSRF token")
+        live = self.caller(request)
+        if isinstance(live, Response):
+            return live
+        _, principal = live
         call = self.calls.get(request.path_params["tool"])
         if call is None:
             return error_response(404, "NOT_FOUND", "no such tool on this server")

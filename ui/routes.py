@@ -21,10 +21,16 @@ from starlette.types import Receive, Scope, Send
 
 from service.auth.tokens import TokenStore
 from service.settings import Settings
+from tools.calls.pipeline import CallPipeline
 from tools.server import ToolCall
 from ui.api import UiApi
-from ui.security import UiGuard, error_response
+from ui.history_api import HistoryApi
+from ui.history_jobs import HistoryJobs
+from ui.security import BodyLimit, UiGuard, error_response
 from ui.sessions import SessionStore
+from ui.uploads import upload_root
+
+HISTORY_IMPORTS = "/api/history-imports"
 
 STATIC = Path(__file__).parent / "static"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")  # a file of the directory itself, no path
@@ -56,16 +62,20 @@ def ui_routes(
     tokens: TokenStore,
     calls: Mapping[str, ToolCall],
     security: TransportSecuritySettings,
+    pipeline: CallPipeline,
+    imports: HistoryJobs,
     static: Path = STATIC,
 ) -> list[BaseRoute]:
     """The page and its API for ``settings`` (``/ui`` redirects to ``/ui/``); ``calls`` are the
-    tool call paths by plain wire name."""
+    tool call paths by plain wire name, ``pipeline`` the one they run through (for the history
+    Import, which is no tool), ``imports`` its jobs (the host closes them at shutdown)."""
     sessions = SessionStore(
         tokens,
         open_mode=lambda: settings.loopback and not tokens.configured(),
         absolute_seconds=settings.ui_session_minutes * 60,
     )
     api = UiApi(sessions, dict(calls), secure_cookie=not settings.loopback)
+    history = HistoryApi(api, pipeline, imports, upload_root(settings)[0], settings.max_history_upload_bytes)
 
     async def index(request: Request) -> Response:
         return _file(static, "index.html")
@@ -91,9 +101,13 @@ def ui_routes(
             Route("/api/session", api.sign_in, methods=["POST"]),
             Route("/api/session", api.sign_out, methods=["DELETE"]),
             Route("/api/tools/{tool}", api.call_tool, methods=["POST"]),
+            Route(HISTORY_IMPORTS, history.start, methods=["POST"]),
+            Route(HISTORY_IMPORTS + "/{job_id}", history.status, methods=["GET"]),
         ],
     )
+    # The history upload streams its body to disk (ui/uploads.py): its own, larger limit.
+    upload = BodyLimit(settings.max_history_upload_bytes, "MEMORY_MAX_HISTORY_UPLOAD_BYTES")
     return [
         Route("/ui", UiGuard(_to_index, security, settings.max_request_bytes)),
-        Mount("/ui", app=UiGuard(router, security, settings.max_request_bytes)),
+        Mount("/ui", app=UiGuard(router, security, settings.max_request_bytes, {"/ui" + HISTORY_IMPORTS: upload})),
     ]

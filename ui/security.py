@@ -8,6 +8,8 @@ Refusals are JSON bodies with an envelope error code (the page shows them as mes
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -66,15 +68,35 @@ def same_origin(headers: Headers) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc) and parts.netloc == headers.get("host")
 
 
+@dataclass(frozen=True)
+class BodyLimit:
+    bytes: int
+    setting: str  # the variable that sets it, named in the 413
+
+
 class UiGuard:
     """Host/Origin validation (421/403, the values of ``transport_security``), the request body
     limit (413), the same-origin rule for every state-changing request (403), and the security
-    headers on every answer (``Cache-Control: no-store`` on the API too)."""
+    headers on every answer (``Cache-Control: no-store`` on the API too).
 
-    def __init__(self, app: ASGIApp, security: TransportSecuritySettings, max_request_bytes: int) -> None:
+    ``uploads``: the one reviewed exception to the body limit, a POST to exactly one of these
+    paths, whose route streams the body to a temporary file instead of holding it (the history
+    upload); it gets its own, larger limit, enforced here the same way."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        security: TransportSecuritySettings,
+        max_request_bytes: int,
+        uploads: Mapping[str, BodyLimit] | None = None,
+    ) -> None:
         self.app = app
         self.checks = TransportSecurityMiddleware(security)  # the SDK's own matching of allowed values
-        self.max_request_bytes = max_request_bytes
+        self.limit = BodyLimit(max_request_bytes, "MEMORY_MAX_REQUEST_BYTES")
+        self.uploads = dict(uploads or {})
+
+    def _limit_of(self, scope: Scope) -> BodyLimit:
+        return self.uploads.get(scope["path"], self.limit) if scope["method"] == "POST" else self.limit
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -95,7 +117,7 @@ class UiGuard:
         if refusal is not None:
             await refusal(scope, receive, with_headers)
             return
-        await self.app(scope, self._bounded(receive), with_headers)
+        await self.app(scope, self._bounded(receive, self._limit_of(scope).bytes), with_headers)
 
     def _refusal(self, scope: Scope) -> JSONResponse | None:
         headers = Headers(scope=scope)
@@ -106,11 +128,15 @@ class UiGuard:
         if scope["method"] not in ("GET", "HEAD", "OPTIONS") and not same_origin(headers):
             return error_response(403, "FORBIDDEN", "a request from another site's page is refused")
         declared = headers.get("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_request_bytes:
-            return error_response(413, "INVALID_ARGUMENT", "request body too large (MEMORY_MAX_REQUEST_BYTES)")
+        limit = self._limit_of(scope)
+        if declared is not None and declared.isdigit() and int(declared) > limit.bytes:
+            return error_response(
+                413, "INVALID_ARGUMENT", f"request body too large ({limit.setting})", details={"reason": "too_large"}
+            )
         return None
 
-    def _bounded(self, receive: Receive) -> Receive:
+    @staticmethod
+    def _bounded(receive: Receive, limit: int) -> Receive:
         """A body sent without (or beyond) its Content-Length still stops at the limit."""
         seen = 0
 
@@ -119,7 +145,7 @@ class UiGuard:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_request_bytes:
+                if seen > limit:
                     raise BodyTooLarge()
             return message
 

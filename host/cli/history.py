@@ -13,7 +13,7 @@ from host.cli.base import AsJson, Command, DataDir, MongoUri, UserId, err, run_o
 from host.cli.output import print_json, print_table
 from host.logging_setup import configure_logging
 from service.facade import MemoryService
-from service.history.importer import HistoryImporter, Outcome
+from service.history.importer import Outcome
 from service.history.plan import AUTO, FORMATS
 
 
@@ -45,15 +45,14 @@ def import_history(
     configure_logging("WARNING")
 
     async def work(service: MemoryService) -> Outcome:
-        service.refuse_quarantined(user_id)
-        importer = HistoryImporter(service.database, service.tracks)
         with _bar() as bar:
             task = bar.add_task("importing", total=None)
 
             def shown(read: int, total: int, name: str) -> None:
                 bar.update(task, completed=read, total=total, description=escape(name.rsplit("/", 1)[-1]))
 
-            return await importer.run(user_id, path, history_format, include_private, shown)
+            # Refused, before anything is read, for a quarantined user and one whose memory is off or paused.
+            return await service.history.import_history(user_id, path, history_format, include_private, shown)
 
     settings = settings_from(data_dir=data_dir, mongodb_uri=mongodb_uri)
     outcome = run_on_service(settings, work, "import-history")

@@ -59,6 +59,13 @@ def serve(
         str | None,
         typer.Option(help="on | off: the memory page at /ui/ on the HTTP transports (env MEMORY_UI, default on)"),
     ] = None,
+    max_history_upload_bytes: Annotated[
+        int | None,
+        typer.Option(
+            help="Memory page: largest listening-history upload in bytes "
+            "(env MEMORY_MAX_HISTORY_UPLOAD_BYTES, default 536870912)"
+        ),
+    ] = None,
 ) -> None:
     """Run the MCP server: SSE at GET /sse + POST /messages/, streamable HTTP at /mcp, or stdio."""
     try:
@@ -75,6 +82,7 @@ def serve(
             stdio_user_ids=stdio_user_ids,
             semantic_search=semantic_search,
             ui=ui,
+            max_history_upload_bytes=max_history_upload_bytes,
         )
     except ValueError as exc:
         fail(str(exc))

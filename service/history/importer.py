@@ -26,7 +26,7 @@ from service.memories.plays import month_of
 from service.storage.database import Database
 from service.tracks.service import TrackService
 
-SLICE = 250  # rows parsed between two turns of the event loop (a few milliseconds)
+SLICE = 100  # rows parsed between two turns of the event loop (a few milliseconds)
 SKIP_BELOW_MS = 30_000  # a stream shorter than this is a skip, whatever else the row says
 
 Progress = Callable[[int, int, str], None]  # bytes read, bytes in all, the file being read
@@ -111,6 +111,7 @@ class HistoryImporter:
         # or before: a run killed between the two adds the missing tracks when run again.
         kept = [entry for rows in by_month.values() for _, entry, _ in rows.values()]
         report.tracks_added = await add_tracks(self._db, self._tracks, user_id, kept)
+        self._db.settle()
         return report
 
 

@@ -15,7 +15,7 @@ class Row:
     artist: str | None
     track: str | None
     album: str | None
-    track_id: str | None  # the Spotify track id the row carries, if any
+    track_id: str | None  # the catalog id the row names its track by, if any (``track_ids``)
     played_at: datetime | None  # as the source stamps it (Spotify: when the stream ended), whole seconds
     ms_played: int | None  # None: the source lists only plays (Last.fm scrobbles)
     music: bool  # False: a podcast episode, an audiobook, or a row naming no artist

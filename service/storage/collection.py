@@ -17,7 +17,7 @@ from pymongo import ReturnDocument
 from pymongo.errors import DocumentTooLarge, DuplicateKeyError, PyMongoError
 
 from service.errors import InvalidArgument, StorageUnavailable
-from service.storage.embedded.tuning.reads import documents_per_user, find_documents, stored_document
+from service.storage.embedded.tuning.reads import documents_per_user, find_documents, stored_document, stored_documents
 
 # (collection, _id, the top-level fields changed or None for the whole document)
 MarkDirty = Callable[[str, Any, Iterable[str] | None], None]
@@ -119,6 +119,14 @@ class TrackedCollection:
         if not self._in_process:
             return await self.find_one(filter_)
         stored: dict[str, Any] | None = await self._run(_now(stored_document, self._collection, filter_))
+        return stored
+
+    async def find_shared(self, filter_: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """Read-only, as ``find_one_shared``: every matching document itself, unsorted, for a
+        caller that goes through thousands of them in slices. MongoDB: a plain find."""
+        if not self._in_process:
+            return await self.find(filter_)
+        stored: list[dict[str, Any]] = await self._run(_now(stored_documents, self._collection, filter_))
         return stored
 
     async def find(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from contextlib import asynccontextmanager
@@ -77,6 +78,14 @@ class Database:
         for user_id in sorted(self._embedded.take_reverted()):
             for hook in self._on_reverted:
                 await hook(user_id)
+
+    def settle(self) -> None:
+        """After a bulk write (an import's file): on the embedded engine what it stored is as
+        long-lived as the loaded store, so it is frozen out of the cyclic collector's reach too
+        (as the store is at load), or every full collection walks it again: an import of 300,000
+        rows saw pauses of up to 184 ms. Nothing to do on MongoDB."""
+        if self._embedded is not None:
+            gc.freeze()
 
     def refuse_quarantined(self, user_id: int) -> None:
         if self._embedded is not None and user_id in self._embedded.quarantined:

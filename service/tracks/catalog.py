@@ -6,6 +6,7 @@ Documents are keyed ``"<user_id>:<track_id>"`` so a lookup of many ids is one ``
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from service.audit.origin import written_by
@@ -17,6 +18,9 @@ from service.tracks.identity import held, identity_filter, spelled
 # The fields a caller describes a track with; everything else on the document is bookkeeping.
 TRACK_FIELDS = ("track_id", "name", "artists", "album", "duration_ms", "popularity", "genres", "energy")
 _DEFAULTS: dict[str, Any] = {"album": None, "duration_ms": None, "popularity": None, "genres": [], "energy": None}
+
+
+SCAN_SLICE = 2000  # stored tracks gone through between two turns of the event loop
 
 
 def track_key(user_id: int, track_id: str) -> str:
@@ -42,6 +46,32 @@ async def describe_tracks(db: Database, user_id: int, track_ids: list[str]) -> d
     keys = [track_key(user_id, t) for t in dict.fromkeys(track_ids)]
     found = await db.tracks.find({"_id": {"$in": keys}, "user_id": user_id})
     return {doc["track_id"]: describe(doc) for doc in found}
+
+
+async def catalogued(db: Database, user_id: int, track_ids: list[str]) -> set[str]:
+    """Which of ``track_ids`` the user's catalog holds (read by key, only the ids)."""
+    keys = [track_key(user_id, t) for t in dict.fromkeys(track_ids)]
+    found = await db.tracks.find({"_id": {"$in": keys}, "user_id": user_id}, {"track_id": 1})
+    return {doc["track_id"] for doc in found}
+
+
+async def held_among(db: Database, user_id: int, wanted: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Which of the (key, id) pairs ``wanted`` some catalog track holds. The embedded engine goes
+    through the stored tracks themselves, giving the loop back every ``SCAN_SLICE`` (its matcher
+    took 0.33 s at 20,000 tracks in one go); MongoDB answers from the per-key indexes."""
+    if not wanted:
+        return set()
+    if db.engine != "embedded":
+        clauses = identity_filter(sorted(wanted), lambda t: track_key(user_id, t))
+        found = await db.tracks.find({"user_id": user_id, "$or": clauses}, {"track_id": 1, "external_ids": 1})
+        return {pair for doc in found for pair in held(doc) if pair in wanted}
+    taken: set[tuple[str, str]] = set()
+    for i, doc in enumerate(await db.tracks.find_shared({"user_id": user_id})):
+        if doc.get("user_id") == user_id:
+            taken.update(pair for pair in held(doc) if pair in wanted)
+        if i % SCAN_SLICE == SCAN_SLICE - 1:
+            await asyncio.sleep(0)
+    return taken
 
 
 async def holders_of(db: Database, user_id: int, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:

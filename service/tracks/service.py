@@ -105,6 +105,12 @@ class TrackService:
     async def describe(self, user_id: int, track_ids: list[str]) -> dict[str, dict[str, Any]]:
         return await catalog.describe_tracks(self._db, user_id, track_ids)
 
+    async def catalogued(self, user_id: int, track_ids: list[str]) -> set[str]:
+        return await catalog.catalogued(self._db, user_id, track_ids)
+
+    async def held_among(self, user_id: int, wanted: set[tuple[str, str]]) -> set[tuple[str, str]]:
+        return await catalog.held_among(self._db, user_id, wanted)
+
     async def resolve_track(self, user_id: int, text: str, limit: int) -> dict[str, Any]:
         pasted = pasted_ids(text)
         if pasted is not None:  # a link or code names a recording exactly, or nothing the user has

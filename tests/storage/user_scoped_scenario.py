@@ -7,11 +7,15 @@ controls and forget of its sibling modules, while a ``Recorder`` notes every sto
 
 from __future__ import annotations
 
+import json
+import tempfile
 import uuid
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from service.ledger.keys import head_id
+from tests.history.history_fixtures import extended
 from tests.storage.user_scoped_conflicts import conflicts_scenario
 from tests.storage.user_scoped_forget import forget_scenario
 from tests.storage.user_scoped_memories import controls_scenario, memories_scenario
@@ -323,6 +327,19 @@ async def export_delete_import(call: RecordingCaller, recorder: Recorder, servic
     assert (counts["memories"], counts["play_buckets"], counts["memory_aging"]) == (2, buckets, 2), counts
     await call.ok("memory_get_playlists", {"user_id": USER, "limit": 50})
     await call.ok("memory_search", {"user_id": USER, "query": "deeper focus"})
+    await import_history(recorder, service)
     # Operators' tools (exempt, recorded for the record).
     assert any(u["user_id"] == USER for u in (await call.ok("ops_list_users", {}))["users"])
     await call.ok("ops_audit", {"user_id": USER, "limit": 20})
+
+
+async def import_history(recorder: Recorder, service: Any) -> None:
+    """``memory-service import-history`` (and the page's Import, the same entry point): plays into
+    the play store, new tracks into the catalog after a look for recordings held under another id."""
+    rows = [extended(n, T0 + timedelta(hours=n), ms=200_000 if n % 3 else 9_000) for n in range(1, 7)]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "Streaming_History_Audio_2025.json"
+        path.write_text(json.dumps(rows))
+        with recorder.during("cli: memory-service import-history"):
+            outcome = await service.history.import_history(USER, path)
+    assert (outcome.report.plays, outcome.report.skips, outcome.report.tracks_added) == (4, 2, 6), outcome.report

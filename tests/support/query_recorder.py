@@ -39,6 +39,7 @@ INTERFACE_METHODS = {
     "delete_many",
     "count_by_user",
     "find_one_shared",
+    "find_shared",
 }
 
 WHOLE_COLLECTION = {"count_by_user"}  # no filter: over every user (start-up's recount)

@@ -84,3 +84,34 @@ export async function callAllPages(tool, args, listKey) {
   first.next_cursor = null;
   return first;
 }
+
+/** Upload a listening history for the server to import (POST /ui/api/history-imports, the file as
+ * the body); resolves to the job id. XMLHttpRequest, not fetch: only it reports the upload's progress,
+ * as onProgress(sentBytes, totalBytes). */
+export function uploadHistory(userId, file, { format, includePrivate }, onProgress) {
+  const query = new URLSearchParams({ user_id: String(userId), format, include_private: String(includePrivate),
+    name: file.name });
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", `${BASE}/history-imports?${query}`);
+    xhr.setRequestHeader("Accept", "application/json");
+    xhr.setRequestHeader("Content-Type", "application/octet-stream");
+    if (csrf) xhr.setRequestHeader("X-CSRF-Token", csrf);
+    xhr.upload.onprogress = (event) => onProgress(event.loaded, event.lengthComputable ? event.total : file.size);
+    xhr.onerror = () => reject(new TypeError("network error"));
+    xhr.onload = () => {
+      let data = null;
+      try { data = JSON.parse(xhr.responseText); } catch { data = null; }
+      if (xhr.status === 202 && data && data.job_id) { resolve(data.job_id); return; }
+      const error = (data && data.error) || {};
+      reject(new ApiError(error.code || `HTTP_${xhr.status}`,
+        error.message || `The server answered ${xhr.status} ${xhr.statusText}`.trim(), xhr.status, error.details));
+    };
+    xhr.send(file);
+  });
+}
+
+/** Where a history import stands: {state: "running"|"done"|"failed", read, total, file, report|error}. */
+export async function historyImport(jobId) {
+  return request("GET", `/history-imports/${encodeURIComponent(jobId)}`);
+}

@@ -2,6 +2,7 @@
 import { callTool } from "./api.js";
 import { confirmed } from "./confirm.js";
 import { clearError, h, replace, showError } from "./dom.js";
+import { historyCard } from "./history.js";
 import { parseExact } from "./json.js";
 
 /** Every part of memory_export_user_data, following data.continuation.next_cursor. */
@@ -44,7 +45,7 @@ export async function renderExport(view) {
   const status = await callTool("memory_status", { user_id: view.userId });
   if (!view.current()) return;
   replace(view.main, h("h1", {}, "Export, import, delete"),
-    exportCard(view), importCard(view, status), deleteCard(view));
+    exportCard(view), importCard(view, status), historyCard(view, status), deleteCard(view));
 }
 
 function exportCard(view) {

@@ -2,7 +2,8 @@
 [...]}}``, one page per file or a JSON array of pages): ``artist["#text"]``, ``name``,
 ``album["#text"]``, ``mbid``, ``date.uts``. A now-playing row has no date and is not history yet
 (it comes back dated on a later page): it is left out, not counted. Scrobbles are plays by
-Last.fm's own rule (half the track or four minutes), so no row is a skip."""
+Last.fm's own rule (half the track or four minutes), so no row is a skip. A track ``mbid`` (a
+MusicBrainz recording id, often empty) gives the row its track id (``track_ids.from_mbid``)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from service.history.rows import Row, bad_row, text
+from service.history.track_ids import from_mbid
 
 NAME = "lastfm"
 
@@ -43,5 +45,12 @@ def rows(element: Any, where: str) -> Iterator[Row]:
             raise bad_row(f"{where} track {i}", "date.uts is not a Unix time") from None
         artist = _name(track.get("artist"))
         yield Row(
-            artist, text(track.get("name")), _name(track.get("album")), None, played_at, None, artist is not None, False
+            artist,
+            text(track.get("name")),
+            _name(track.get("album")),
+            from_mbid(track.get("mbid")),
+            played_at,
+            None,
+            music=artist is not None,
+            private=False,
         )

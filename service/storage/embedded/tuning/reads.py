@@ -57,6 +57,12 @@ def stored_document(motor_collection: Any, filter_: Any) -> dict[str, Any] | Non
     return next(iter(collection._iter_documents(mock_helpers.patch_datetime_awareness_in_document(filter_))), None)
 
 
+def stored_documents(motor_collection: Any, filter_: Any) -> list[dict[str, Any]]:
+    """Every stored document matching the filter, themselves (no copies)."""
+    collection = motor_collection._AsyncMongoMockCollection__collection
+    return list(collection._iter_documents(mock_helpers.patch_datetime_awareness_in_document(filter_)))
+
+
 def documents_per_user(motor_collection: Any) -> dict[int, int]:
     """How many documents each user has in a collection, from the per-user index alone."""
     store = motor_collection._AsyncMongoMockCollection__collection._store

@@ -1,0 +1,78 @@
+"""The Export page's "Import listening history" card in a real browser (Playwright driving Debian's
+Chromium against a ``serve --transport sse`` process): a Spotify ZIP chosen, its upload and import
+shown as progress, then the report as a table, and the plays there for the tools over MCP."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.history.history_fixtures import START, episode, extended, minutes, spotify_zip
+from tests.ui.browser import screenshot
+from tests.ui.page_world import KEPT, World, choose_user, show
+
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
+
+
+def history_zip(folder: Path) -> Path:
+    rows = [extended(n, START + minutes(5 * n), ms=8_000 if n == 3 else 200_000) for n in range(1, 6)]
+    rows += [
+        extended(9, START + minutes(90), private=True),
+        episode(START + minutes(95)),
+        extended(2, START + minutes(10)),
+    ]
+    return spotify_zip(folder / "my_spotify_data.zip", {"Streaming_History_Audio_2021_0.json": rows}, {})
+
+
+async def test_a_chosen_history_is_uploaded_imported_and_reported(world: World, tmp_path: Path) -> None:
+    from playwright.async_api import expect
+
+    page, errors = await world.page("main")
+    await choose_user(page, KEPT)
+    await show(page, "export")
+    card = page.get_by_test_id("history-card")
+    await expect(card.get_by_role("heading")).to_have_text("Import listening history")
+    start = page.get_by_test_id("history-start")
+    await expect(start).to_be_disabled()
+    await page.get_by_test_id("history-file").set_input_files(str(history_zip(tmp_path)))
+    await page.get_by_test_id("history-format").select_option("spotify-extended")
+    await start.click()
+
+    rows = page.get_by_test_id("history-report-row")
+    await expect(rows).to_have_count(9)
+    shown = dict(await rows.evaluate_all("rows => rows.map(r => [r.dataset.field, r.dataset.value])"))
+    assert {k: v for k, v in shown.items() if not k.endswith("_played")} == {
+        "entries": "8",
+        "plays": "4",
+        "skips": "1",
+        "private_skipped": "1",
+        "not_music": "1",
+        "duplicates": "1",
+        "tracks_added": "5",
+    }
+    assert (shown["first_played"], shown["last_played"]) == ("2021-03-01T08:05:00.000Z", "2021-03-01T08:25:00.000Z")
+    # Dates read as dates (the person's locale), not as the ISO string.
+    first = page.locator('[data-testid="history-report-row"][data-field="first_played"] time')
+    await expect(first).to_have_attribute("datetime", "2021-03-01T08:05:00.000Z")
+    assert "T08:05" not in await first.inner_text()
+    for bar in ("history-upload-progress", "history-import-progress"):
+        progress = page.get_by_test_id(bar)
+        await expect(progress).to_be_visible()
+        assert await progress.evaluate("p => p.value === p.max")
+    await expect(page.get_by_test_id("history-note")).to_have_text("Imported: 4 plays and 1 skips of 8 rows.")
+    await expect(page.get_by_test_id("history-note")).to_have_attribute("aria-live", "polite")
+    await expect(page.locator("#error")).to_be_hidden()
+    await screenshot(page, "history-import")
+
+    async with world.mcp() as call:
+        status = await call.ok("memory_status", {"user_id": KEPT})
+        assert status["counts"]["play_buckets"] == 1 and status["counts"]["tracks"] == 5
+
+    # Again: nothing new, every stored row a duplicate.
+    await start.click()
+    await expect(page.get_by_test_id("history-note")).to_have_text("Imported: 0 plays and 0 skips of 8 rows.")
+    await expect(page.locator('[data-testid="history-report-row"][data-field="duplicates"]')).to_have_attribute(
+        "data-value", "6"
+    )
+    assert errors.unexpected() == [], errors.messages
