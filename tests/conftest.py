@@ -13,6 +13,13 @@ import pytest
 pytest_plugins = ["tests.support.backends"]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``slow`` tests first (stable, otherwise in file order): the two workers take the long
+    ones while everything is still queued, and the short ones fill in at the end, instead of one
+    worker finishing a two-minute benchmark alone after the other has run out of work."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture(autouse=True)
 def _isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     # A developer's own MEMORY_* variables must not leak into the settings tests build.
