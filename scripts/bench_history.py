@@ -1,14 +1,11 @@
 #!/usr/bin/env python
-"""import-history at scale: generated extended streaming history (ten years: 300,000 rows in
-12 files, about 150 MB) imported into a fresh embedded store by a child process, as the CLI does;
-reports wall time, the child's peak RSS and the event-loop lag while it ran (p50 / p99 / max),
-then imports the same files again (every row a duplicate) and reports that run's time and lag.
+"""import-history at scale: generated extended streaming history (300,000 rows in 12 files)
+imported into a fresh embedded store by a child process as the CLI does, then again (every row a
+duplicate); reports each run's time, the child's peak RSS and the loop lag (p50 / p99 / max).
+``--page`` zips the files as Spotify ships them and uploads them to the memory page of a server
+built as ``serve`` builds it (in process, httpx), polling the job: the lag is the server's loop.
 
     python scripts/bench_history.py [--rows 300000] [--files 12] [--page]
-
-``--page`` zips the files as Spotify ships them and imports them the way the memory page does, in
-a server built as ``serve`` builds it (in process, driven by httpx): the upload, the import job
-polled every 0.5 s, and the lag of the server's own loop, which every session would share.
 """
 
 from __future__ import annotations

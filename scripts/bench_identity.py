@@ -2,12 +2,15 @@
 """External ids through the in-process MCP client: a catalog of 10,000 tracks (one batch in two
 carrying an ISRC and an Apple Music id), then 500-track upserts with and without ids, resolutions
 of pasted ISRCs and Spotify links, and the portability report of a 5,000-track playlist, every page.
+``--others N`` first gives N other users a 2,000-track catalog each (one batch in two with ids):
+what one user's calls cost must not grow with other users' data.
 
-    python scripts/bench_identity.py
+    python scripts/bench_identity.py [--others 49]
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import sys
 import tempfile
@@ -31,10 +34,16 @@ def tracks(lo: int, hi: int, ids: bool) -> list[dict[str, Any]]:
     return out
 
 
-async def main() -> None:
+async def main(others: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         settings = make_settings("embedded", Path(folder) / "data")
         async with connected(settings) as call:
+            for user in range(2, others + 2):
+                for lo in range(0, 2_000, 500):
+                    batch = tracks(lo, lo + 500, lo % 1000 == 0)
+                    await call.ok("memory_upsert_tracks", {"user_id": user, "tracks": batch})
+            if others:
+                print(f"{others} other users with 2,000 tracks each")
             for lo in range(0, 10_000, 500):
                 await call.ok("memory_upsert_tracks", {"user_id": 1, "tracks": tracks(lo, lo + 500, lo % 1000 == 0)})
             for ids in (False, True):
@@ -67,4 +76,6 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--others", type=int, default=0, help="other users, 2,000 tracks each")
+    asyncio.run(main(parser.parse_args().others))

@@ -16,6 +16,7 @@ from typing import Any
 
 from service.audit.origin import written_by
 from service.errors import MemoryDisabled, MemoryPaused
+from service.memories.plays import play_counts
 from service.settings import Settings
 from service.storage.database import Database
 from service.storage.units import unit_of_work
@@ -70,6 +71,7 @@ class Controls:
             name: await getattr(self._db, collection).count_documents({"user_id": user_id})
             for name, collection in COUNTED
         }
+        counts["plays"], counts["skips"] = await play_counts(self._db, user_id)
         profile = await self._db.profiles.find_one({"_id": user_id, "user_id": user_id}, {"version": 1})
         counts["profile_version"] = profile["version"] if profile else 0
         return {"user_id": user_id, **await self.state(user_id), "counts": counts}

@@ -62,6 +62,8 @@ async def test_a_user_with_nothing_stored(settings: Settings) -> None:
             "tracks": 0,
             "memories": 0,
             "play_buckets": 0,
+            "plays": 0,
+            "skips": 0,
             "aging_records": 0,
             "profile_version": 0,
         },

@@ -5,13 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from service.history.importer import HistoryImporter
 from tests.support import Caller
 
 
 async def run_import(call: Caller, user_id: int, path: Path, **options: Any) -> dict[str, Any]:
-    """The report as ``--json`` prints it."""
-    outcome = await HistoryImporter(call.service.database, call.service.tracks).run(user_id, path, **options)
+    """The report as ``--json`` prints it, through the entry point the CLI and the page call."""
+    outcome = await call.service.history.import_history(user_id, path, **options)
     return outcome.report.as_json()
 
 

@@ -101,7 +101,7 @@ async def test_the_memories_page_filters_and_forgets_a_memory_for_mcp_too(world:
                 "importance": 8,
             },
         )
-        plays = (await call.ok("memory_status", {"user_id": PAGES}))["counts"]["play_buckets"]
+        plays = (await call.ok("memory_status", {"user_id": PAGES}))["counts"]["plays"]
     page, errors = await world.page("main")
     await choose_user(page, PAGES)
     await show(page, "memories")

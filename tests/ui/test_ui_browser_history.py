@@ -60,14 +60,15 @@ async def test_a_chosen_history_is_uploaded_imported_and_reported(world: World, 
         progress = page.get_by_test_id(bar)
         await expect(progress).to_be_visible()
         assert await progress.evaluate("p => p.value === p.max")
-    await expect(page.get_by_test_id("history-note")).to_have_text("Imported: 4 plays and 1 skips of 8 rows.")
+    await expect(page.get_by_test_id("history-note")).to_have_text("Imported: 4 plays and 1 skip of 8 rows.")
     await expect(page.get_by_test_id("history-note")).to_have_attribute("aria-live", "polite")
     await expect(page.locator("#error")).to_be_hidden()
     await screenshot(page, "history-import")
 
     async with world.mcp() as call:
         status = await call.ok("memory_status", {"user_id": KEPT})
-        assert status["counts"]["play_buckets"] == 1 and status["counts"]["tracks"] == 5
+        counts = status["counts"]
+        assert (counts["plays"], counts["skips"], counts["play_buckets"], counts["tracks"]) == (4, 1, 1, 5)
 
     # Again: nothing new, every stored row a duplicate.
     await start.click()
@@ -75,4 +76,8 @@ async def test_a_chosen_history_is_uploaded_imported_and_reported(world: World, 
     await expect(page.locator('[data-testid="history-report-row"][data-field="duplicates"]')).to_have_attribute(
         "data-value", "6"
     )
+    # The overview counts the imported plays and skips as plays and skips.
+    await show(page, "overview")
+    await expect(page.get_by_test_id("count-plays")).to_have_text("4")
+    await expect(page.get_by_test_id("count-skips")).to_have_text("1")
     assert errors.unexpected() == [], errors.messages

@@ -114,7 +114,8 @@ export function historyCard(view, status) {
         return;
       }
       work.show(1, 1);
-      note.textContent = `Imported: ${job.report.plays} plays and ${job.report.skips} skips of ${job.report.entries} rows.`;
+      const { plays, skips, entries } = job.report;
+      note.textContent = `Imported: ${counted(plays, "play")} and ${counted(skips, "skip")} of ${counted(entries, "row")}.`;
       replace(out, reportTable(job.report, job.left_out || []));
     } catch (error) {
       note.textContent = "";
@@ -132,4 +133,8 @@ export function historyCard(view, status) {
       h("label", { for: "history-format" }, "Format"), format,
       h("label", {}, includePrivate, " include private sessions"), button),
     upload.wrap, work.wrap, note, out);
+}
+
+function counted(n, word) {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }

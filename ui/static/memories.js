@@ -66,8 +66,9 @@ export async function renderMemories(view) {
       h("p", { class: "muted small" }, `At most ${LIMIT} are shown, best matches first: narrow the filters to find others.`)),
     outOfSight(view, hidden),
     h("section", { class: "card" }, h("h2", {}, "Plays"),
-      h("p", {}, "Listening history is kept by day: ",
-        h("strong", { "data-testid": "plays-count" }, String(status.counts.play_buckets)), " day(s) with plays stored."),
+      h("p", {}, h("strong", { "data-testid": "plays-count" }, String(status.counts.plays)), " plays and ",
+        h("strong", { "data-testid": "skips-count" }, String(status.counts.skips)), " skips (streams under 30 s) stored, in ",
+        String(status.counts.play_buckets), " monthly record(s)."),
       h("p", { class: "muted small" },
         "No tool lists single plays; they are in the export, and a play is forgotten by artist, track and time.")));
 }

@@ -8,7 +8,8 @@ const COUNTS = [
   ["playlists", "playlists", "Playlists"],
   ["memories", "memories", "Memories"],
   ["preference_events", "preference_events", "Preference events"],
-  ["plays", "play_buckets", "Plays (days with plays)"],
+  ["plays", "plays", "Plays"],
+  ["skips", "skips", "Skips (under 30 s)"],
 ];
 
 export async function renderOverview(view) {

@@ -223,6 +223,8 @@ MEMORY_ANSWERS: dict[str, Callable[[int], dict[str, Any]]] = {
             "tracks": 0,
             "memories": 0,
             "play_buckets": 0,
+            "plays": 0,
+            "skips": 0,
             "aging_records": 0,
             "profile_version": rows,
         },
