@@ -103,6 +103,7 @@ def ui_routes(
             Route("/api/tools/{tool}", api.call_tool, methods=["POST"]),
             Route(HISTORY_IMPORTS, history.start, methods=["POST"]),
             Route(HISTORY_IMPORTS + "/{job_id}", history.status, methods=["GET"]),
+            Route(HISTORY_IMPORTS + "/{job_id}", history.cancel, methods=["DELETE"]),
         ],
     )
     # The history upload streams its body to disk (ui/uploads.py): its own, larger limit.
