@@ -74,7 +74,12 @@ def ui_routes(
         open_mode=lambda: settings.loopback and not tokens.configured(),
         absolute_seconds=settings.ui_session_minutes * 60,
     )
-    api = UiApi(sessions, dict(calls), secure_cookie=not settings.loopback)
+    api = UiApi(
+        sessions,
+        dict(calls),
+        secure_cookie=not settings.loopback,
+        history_upload_bytes=settings.max_history_upload_bytes,
+    )
     history = HistoryApi(api, pipeline, imports, upload_root(settings)[0], settings.max_history_upload_bytes)
 
     async def index(request: Request) -> Response:

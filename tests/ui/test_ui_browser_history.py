@@ -13,7 +13,7 @@ import pytest
 
 from tests.history.history_fixtures import START, episode, extended, minutes, spotify_zip
 from tests.ui.browser import screenshot
-from tests.ui.page_world import KEPT, World, choose_user, show
+from tests.ui.page_world import KEPT, UPLOAD_LIMIT, World, choose_user, show
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
@@ -118,4 +118,22 @@ async def test_a_running_import_is_cancelled_from_the_card(world: World, tmp_pat
     async with world.mcp() as call:
         after = (await call.ok("memory_status", {"user_id": KEPT}))["counts"]["plays"]
     assert (after - before) % rows_per_file == 0 and after - before < files * rows_per_file, (before, after)
+    assert errors.unexpected() == [], errors.messages
+
+
+async def test_a_file_past_the_servers_limit_is_refused_before_it_is_sent(world: World, tmp_path: Path) -> None:
+    from playwright.async_api import expect
+
+    big = tmp_path / "my_spotify_data.zip"
+    big.write_bytes(b"\0" * (UPLOAD_LIMIT + 1))
+    page, errors = await world.page("main")
+    sent: list[str] = []
+    page.on("request", lambda request: sent.append(request.url) if "history-imports" in request.url else None)
+    await choose_user(page, KEPT)
+    await show(page, "export")
+    await page.get_by_test_id("history-file").set_input_files(str(big))
+    await page.get_by_test_id("history-start").click()
+    await expect(page.locator("#error")).to_contain_text("larger than this server takes (8.4 MB)")
+    await expect(page.get_by_test_id("history-start")).to_be_enabled()
+    assert sent == []  # refused by the page: not one byte went to the server
     assert errors.unexpected() == [], errors.messages

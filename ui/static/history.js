@@ -102,6 +102,12 @@ export function historyCard(view, status) {
     upload.wrap.hidden = work.wrap.hidden = true;
     button.disabled = true;
     const chosen = file.files[0];
+    if (view.uploadLimit && chosen.size > view.uploadLimit) {
+      showError({ code: "INVALID_ARGUMENT", message: `${chosen.name} is ${megabytes(chosen.size)}, larger than this ` +
+        `server takes (${megabytes(view.uploadLimit)}): import it with memory-service import-history.` });
+      button.disabled = false;
+      return;
+    }
     try {
       note.textContent = `Uploading ${chosen.name}…`;
       const jobId = await uploadHistory(view.userId, chosen,
