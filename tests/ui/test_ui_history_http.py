@@ -20,7 +20,7 @@ from service.settings import Settings
 from tests.history.history_fixtures import START, episode, extended, minutes, spotify_zip
 from tests.support.server_process import run_cli
 from tests.ui.test_ui_http import page, sign_in, tokens
-from tests.ui.ui_history_support import finished, leftovers, ok, two_browsers, upload
+from tests.ui.ui_history_support import backing_off, finished, leftovers, ok, two_browsers, upload
 
 ALICE, BOB, NOBODY = 1, 2, 99
 
@@ -306,11 +306,11 @@ async def test_a_cancelled_import_keeps_whole_files_and_a_second_upload_adds_the
         started = await upload(client, ALICE, body, csrf)
         assert started.status_code == 202, started.text
         job_id = started.json()["job_id"]
-        for _ in range(2_000):  # until the second file is being read: the first is in
-            job = (await client.get(f"/ui/api/history-imports/{job_id}")).json()
+        for _ in range(1_000):  # until the second file is being read: the first is in
+            job = (await backing_off(lambda: client.get(f"/ui/api/history-imports/{job_id}"))).json()
             if job["state"] != "running" or "_2021_1.json" in (job["file"] or ""):
                 break
-            await asyncio.sleep(0.01)
+            await asyncio.sleep(0.02)
         assert job["state"] == "running", job
 
         # Another principal cannot stop it (the same answer as a job that never was); no CSRF, no stop.
@@ -319,7 +319,9 @@ async def test_a_cancelled_import_keeps_whole_files_and_a_second_upload_adds_the
         assert refused.status_code == 404 and refused.json()["error"]["code"] == "NOT_FOUND"
         assert (await client.delete(f"/ui/api/history-imports/{job_id}")).status_code == 403
 
-        stopped = await client.delete(f"/ui/api/history-imports/{job_id}", headers={"X-CSRF-Token": csrf})
+        stopped = await backing_off(
+            lambda: client.delete(f"/ui/api/history-imports/{job_id}", headers={"X-CSRF-Token": csrf})
+        )
         assert stopped.status_code == 200, stopped.text
         answer = stopped.json()
         assert answer["state"] == "cancelled" and "report" not in answer and "error" not in answer

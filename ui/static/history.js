@@ -87,10 +87,18 @@ export function historyCard(view, status) {
   let running = null; // the job being imported, while it runs
   cancel.addEventListener("click", async () => {
     cancel.disabled = true;
-    try {
-      if (running) await cancelHistoryImport(running);
-    } catch (error) {
-      if (error.code !== "CONFLICT") showError(error); // already finished: the poll shows how
+    for (let attempt = 0; running && attempt < 5; attempt++) {
+      try {
+        await cancelHistoryImport(running);
+        return;
+      } catch (error) {
+        if (error.code === "RATE_LIMITED") {
+          await pause(1000 * ((error.details && error.details.retry_after_s) || 1));
+          continue;
+        }
+        if (error.code !== "CONFLICT") showError(error); // already finished: the poll shows how
+        return;
+      }
     }
   });
   const note = h("p", { class: "muted small", "data-testid": "history-note", "aria-live": "polite" });
