@@ -101,13 +101,17 @@ class GrantBook:
         return tokens
 
     def refreshable(self, client_id: str, refresh_token: str) -> Grant | None:
-        """The grant of a live refresh token of this client (read only)."""
+        """The grant of a live refresh token of this client; a replaced one ends its grant."""
         grant = self.store.state().grants.get(parse(refresh_token, REFRESH) or "")
         if grant is None or grant.client_id != client_id or not grant.active:
             return None
+        digest = hash_token(refresh_token)
+        if digest in grant.spent_refresh_hashes:
+            self.revoke([grant.grant_id])
+            return None
         if grant.refresh_expires_at <= self.clock():
             return None
-        return grant if hmac.compare_digest(grant.refresh_hash, hash_token(refresh_token)) else None
+        return grant if hmac.compare_digest(grant.refresh_hash, digest) else None
 
     def verify(self, access_token: str) -> Grant | None:
         """The grant of a live access token, its last use noted; None for anything else."""

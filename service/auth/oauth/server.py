@@ -112,20 +112,37 @@ class AuthorizationServer:
         return self.desk.peek(client_id, code)
 
     def exchange(self, client_id: str, code: str, verifier: str | None, redirect_uri: str | None) -> IssuedTokens:
+        """The whole code exchange: replay, PKCE S256 and redirect checked here, then the grant."""
+        self.check_replay(code)
+        record = self.desk.peek(client_id, code)
+        if record is not None and not pkce_matches(record.code_challenge, verifier):
+            self.desk.take(client_id, code)  # a wrong verifier spends the code: no guessing twice
+            raise OAuthError("invalid_grant", "code_verifier does not match the code_challenge")
+        if record is not None and (redirect_uri is not None or record.redirect_uri_explicit):
+            if redirect_uri != record.redirect_uri:
+                self.desk.take(client_id, code)
+                raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
+        return self.redeem(client_id, code)
+
+    def check_replay(self, code: str) -> None:
+        """A spent code presented again may have been stolen: end what its first use produced."""
         if self.desk.was_spent(code):
-            # A replayed code may have been stolen: end what its first use produced.
             grant_id = self.desk.spent_grant(code)
             if grant_id is not None:
                 self.grants.revoke([grant_id])
             raise OAuthError("invalid_grant", "the authorization code was already used")
+
+    def redeem(self, client_id: str, code: str) -> IssuedTokens:
+        """Spend a code whose verifier and redirect were checked (here, or by the SDK's token
+        endpoint before it calls the provider) and open its grant."""
         record = self.desk.take(client_id, code)
-        if not pkce_matches(record.code_challenge, verifier):
-            raise OAuthError("invalid_grant", "code_verifier does not match the code_challenge")
-        if (redirect_uri is not None or record.redirect_uri_explicit) and redirect_uri != record.redirect_uri:
-            raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
         grant_id, tokens = self.grants.issue(record)
         self.desk.bind(code, grant_id)
         return tokens
+
+    def check_refresh(self, client_id: str, refresh_token: str) -> Grant | None:
+        """The grant of a live refresh token, or None; a replaced one presented again ends its grant."""
+        return self.grants.refreshable(client_id, refresh_token)
 
     def refresh(self, client_id: str, refresh_token: str, scopes: list[str] | None = None) -> IssuedTokens:
         return self.grants.refresh(client_id, refresh_token, scopes)

@@ -222,3 +222,14 @@ def test_a_second_process_sees_grants_and_revocations(
     assert other.verify(tokens.access_token) is not None
     other.revoke_token(tokens.refresh_token)
     assert server.verify(tokens.access_token) is None
+
+
+def test_checking_a_replayed_refresh_token_ends_the_grant(server: AuthorizationServer) -> None:
+    # The SDK's token endpoint loads a refresh token before exchanging it: the replay is caught there.
+    client_id, code = consented(server)
+    first = server.exchange(client_id, code, VERIFIER, REDIRECT)
+    assert server.check_refresh(client_id, first.refresh_token) is not None
+    second = server.refresh(client_id, first.refresh_token)
+    assert server.check_refresh(client_id, first.refresh_token) is None
+    assert server.verify(second.access_token) is None
+    assert server.check_refresh(client_id, second.refresh_token) is None
