@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import urlsplit
 from typing import Annotated, Literal, get_args
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -166,10 +166,11 @@ class Settings(BaseSettings):
     )
 
     oauth: Literal["auto", "on", "off"] = Field(
-        "auto",
+        "off",
         description="OAuth 2.1 for remote MCP clients (an authorization server beside the bearer tokens). "
         "auto: on whenever tokens are required (a bind beyond loopback, or a token file holding a token at "
-        "start), off in the open loopback mode; on needs a public URL beyond loopback.",
+        "start), off in the open loopback mode; on needs a public URL beyond loopback. Off by default until "
+        "the consent page ships.",
     )
     public_url: str | None = Field(
         None,

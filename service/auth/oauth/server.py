@@ -49,11 +49,14 @@ class AuthorizationServer:
 
     # --- clients ---------------------------------------------------------------------------
 
-    def register(self, redirect_uris: list[str], client_name: str | None, metadata: dict[str, Any]) -> ClientRecord:
+    def register(
+        self, redirect_uris: list[str], client_name: str | None, metadata: dict[str, Any], client_id: str | None = None
+    ) -> ClientRecord:
+        """A registered client under the id given (the SDK's endpoint draws one) or a new one."""
         if not redirect_uris:
             raise OAuthError("invalid_request", "a client registers at least one redirect URI")
         with self.store.changing() as state:
-            client_id = secrets.token_urlsafe(12)
+            client_id = client_id or secrets.token_urlsafe(12)
             while client_id in state.clients:
                 client_id = secrets.token_urlsafe(12)
             record = ClientRecord(
@@ -118,10 +121,10 @@ class AuthorizationServer:
         if record is not None and not pkce_matches(record.code_challenge, verifier):
             self.desk.take(client_id, code)  # a wrong verifier spends the code: no guessing twice
             raise OAuthError("invalid_grant", "code_verifier does not match the code_challenge")
-        if record is not None and (redirect_uri is not None or record.redirect_uri_explicit):
-            if redirect_uri != record.redirect_uri:
-                self.desk.take(client_id, code)
-                raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
+        redirect_checked = record is not None and (redirect_uri is not None or record.redirect_uri_explicit)
+        if record is not None and redirect_checked and redirect_uri != record.redirect_uri:
+            self.desk.take(client_id, code)
+            raise OAuthError("invalid_grant", "redirect_uri differs from the authorization request's")
         return self.redeem(client_id, code)
 
     def check_replay(self, code: str) -> None:
@@ -152,10 +155,11 @@ class AuthorizationServer:
         grant = self.grants.verify(access_token)
         return grant if grant is not None and grant.resource == self.audience.resource else None
 
-    def revoke_token(self, token: str) -> None:
-        """RFC 7009: either token of a grant ends the grant; anything else is quietly accepted."""
+    def revoke_token(self, token: str, client_id: str | None = None) -> None:
+        """RFC 7009: either token of a grant ends the grant (only its own client's, when named);
+        anything else is quietly accepted."""
         grant = self.grants.grant_of(token)
-        if grant is not None:
+        if grant is not None and client_id in (None, grant.client_id):
             self.grants.revoke([grant.grant_id])
 
     # --- a person's connected clients -------------------------------------------------------

@@ -90,7 +90,7 @@ def test_expired_code_is_invalid_grant(server: AuthorizationServer, clock: Clock
 def test_a_code_is_bound_to_its_client_and_redirect(server: AuthorizationServer) -> None:
     client_id, code = consented(server)
     other = server.register([REDIRECT], "Other", {})
-    with pytest.raises(OAuthError, match="invalid|unknown"):
+    with pytest.raises(OAuthError, match=r"unknown"):
         server.exchange(other.client_id, code, VERIFIER, REDIRECT)
     client_id, code = consented(server)
     with pytest.raises(OAuthError) as refused:
