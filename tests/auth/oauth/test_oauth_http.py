@@ -85,3 +85,22 @@ async def test_the_whole_flow_then_a_tool_call_refresh_and_revocation(tmp_path: 
         assert revoked.status_code == 200
         after = await McpSession(client, renewed["access_token"]).post({})
         assert after.status_code == 401 and 'error="invalid_token"' in after.headers["www-authenticate"]
+
+
+async def test_the_audit_trail_names_the_client_that_wrote(tmp_path: Path) -> None:
+    settings = oauth_settings(tmp_path)
+    user_token, _ = TokenStore(settings.tokens_path).create("user", [ALICE])
+    operator, _ = TokenStore(settings.tokens_path).create("operator", [])
+    async with serving(settings) as client:
+        client_id = await register(client)
+        code = await approve(client, await authorize(client, client_id), await page_session(client, user_token))
+        session = McpSession(client, (await exchange(client, client_id, code)).json()["access_token"])
+        await session.open()
+        assert (await session.envelope("memory_update_profile", {"user_id": ALICE, "patch": {"a": 1}, "reason": "t"}))[
+            "success"
+        ]
+        client.cookies.clear()
+        csrf = await page_session(client, operator)
+        audit = await client.post("/ui/api/tools/ops_audit", json={"user_id": ALICE}, headers={"X-CSRF-Token": csrf})
+        entries = audit.json()["result"]["entries"]
+        assert {e["principal"] for e in entries} == {f"oauth:{client_id}"}, entries
