@@ -95,3 +95,37 @@ class ConsentApi:
         return JSONResponse(
             {"redirect": _back_to_client(answered, error="access_denied", error_description="the person declined")}
         )
+
+    async def clients(self, request: Request) -> Response:
+        """The clients connected to this session's users, with their scopes and last use."""
+        live = self.api.caller(request, csrf=False)
+        if isinstance(live, Response):
+            return live
+        _, principal = live
+        if principal.role != "user" or self.server is None:
+            return JSONResponse({"clients": []})
+        rows = [
+            {**row, "user_id": user_id}
+            for user_id in sorted(principal.user_ids)
+            for row in self.server.connected_clients(user_id)
+        ]
+        return JSONResponse({"clients": rows})
+
+    async def revoke_client(self, request: Request) -> Response:
+        """Disconnect a client from this session's users: its tokens stop working at their next use."""
+        live = self.api.caller(request)
+        if isinstance(live, Response):
+            return live
+        _, principal = live
+        client_id = request.path_params["client_id"]
+        ended = 0
+        if principal.role == "user" and self.server is not None:
+            for user_id in principal.user_ids:
+                try:
+                    ended += self.server.revoke_client(user_id, client_id)
+                except KeyError:
+                    continue
+        if not ended:
+            # Someone else's client answers as a missing one.
+            return error_response(404, "NOT_FOUND", "no such connected client")
+        return JSONResponse({"revoked": client_id})

@@ -34,6 +34,7 @@ from ui.uploads import upload_root
 
 HISTORY_IMPORTS = "/api/history-imports"
 CONSENTS = "/api/oauth/requests"
+CONNECTED = "/api/oauth/clients"
 
 STATIC = Path(__file__).parent / "static"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")  # a file of the directory itself, no path
@@ -111,6 +112,8 @@ def ui_routes(
             Route(CONSENTS + "/{request_id}", consent.show, methods=["GET"]),
             Route(CONSENTS + "/{request_id}/approve", consent.approve, methods=["POST"]),
             Route(CONSENTS + "/{request_id}/deny", consent.deny, methods=["POST"]),
+            Route(CONNECTED, consent.clients, methods=["GET"]),
+            Route(CONNECTED + "/{client_id}/revoke", consent.revoke_client, methods=["POST"]),
         ],
     )
     # The history upload streams its body to disk (ui/uploads.py): its own, larger limit.

@@ -104,3 +104,32 @@ async def test_the_audit_trail_names_the_client_that_wrote(tmp_path: Path) -> No
         audit = await client.post("/ui/api/tools/ops_audit", json={"user_id": ALICE}, headers={"X-CSRF-Token": csrf})
         entries = audit.json()["result"]["entries"]
         assert {e["principal"] for e in entries} == {f"oauth:{client_id}"}, entries
+
+
+async def test_the_page_lists_connected_clients_and_revokes_them(tmp_path: Path) -> None:
+    settings = oauth_settings(tmp_path)
+    alice, _ = TokenStore(settings.tokens_path).create("user", [ALICE])
+    bob, _ = TokenStore(settings.tokens_path).create("user", [BOB])
+    async with serving(settings) as client:
+        client_id = await register(client)
+        csrf = await page_session(client, alice)
+        code = await approve(client, await authorize(client, client_id), csrf)
+        access = (await exchange(client, client_id, code)).json()["access_token"]
+        await McpSession(client, access).open()  # a use, so the listing shows one
+        [row] = (await client.get("/ui/api/oauth/clients")).json()["clients"]
+        assert (row["client_id"], row["client_name"], row["user_id"]) == (client_id, "Test connector", ALICE)
+        assert row["scopes"] == ["memory:read", "memory:write"] and row["last_used_at"]
+
+        client.cookies.clear()
+        bob_csrf = await page_session(client, bob)
+        assert (await client.get("/ui/api/oauth/clients")).json() == {"clients": []}
+        taken = await client.post(f"/ui/api/oauth/clients/{client_id}/revoke", headers={"X-CSRF-Token": bob_csrf})
+        assert taken.status_code == 404  # Alice's client is no client of Bob's
+        assert (await McpSession(client, access).post({})).status_code != 401
+
+        client.cookies.clear()
+        csrf = await page_session(client, alice)
+        revoked = await client.post(f"/ui/api/oauth/clients/{client_id}/revoke", headers={"X-CSRF-Token": csrf})
+        assert revoked.json() == {"revoked": client_id}
+        assert (await McpSession(client, access).post({})).status_code == 401
+        assert (await client.get("/ui/api/oauth/clients")).json() == {"clients": []}
