@@ -27,7 +27,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from host.loop_lag import watching_loop_lag
 from host.metrics import CONTENT_TYPE, ToolMetrics
 from host.oauth.challenge import OAuthChallenge
-from host.oauth.wiring import EitherTokenVerifier, oauth_host, oauth_routes
+from host.oauth.wiring import EitherTokenVerifier, OAuthHost, oauth_host, oauth_routes
 from host.running import ServiceHolder, background_work, running_service
 from service.auth.ratelimit import RateLimiter
 from service.auth.tokens import TokenStore
@@ -111,6 +111,13 @@ class SessionAdmission:
 def bearer_identity(settings: Settings, tokens: TokenStore) -> BearerTokens:
     # Open without tokens only on loopback: a server beyond it never turns open at run time.
     return BearerTokens(tokens, open_when_empty=settings.loopback)
+
+
+def challenged(inner: ASGIApp, oauth: OAuthHost | None, identity: BearerTokens) -> ASGIApp:
+    """The MCP endpoints behind OAuth's 401 while tokens are required (never in open mode)."""
+    if oauth is None:
+        return inner
+    return OAuthChallenge(inner, oauth.resource_metadata_url, lambda: identity.of_scope({}) is None)
 
 
 def call_policy(settings: Settings, identity: BearerTokens, metrics: ToolMetrics) -> CallPolicy:
@@ -238,7 +245,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             Route("/metrics", metrics_endpoint),
             *page,
             *(oauth_routes(oauth) if oauth is not None else []),
-            Mount("/", app=QuietRefusals(OAuthChallenge(inner, oauth.resource_metadata_url) if oauth else inner)),
+            Mount("/", app=QuietRefusals(challenged(inner, oauth, identity))),
         ],
         # The SDK's bearer backend verifies the token of every HTTP request (each SSE POST too)
         # and leaves the verdict on the request; the tools answer UNAUTHORIZED / FORBIDDEN.

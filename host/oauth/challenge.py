@@ -6,6 +6,7 @@ the operator's bearer tokens keep today's path (an in-band UNAUTHORIZED once rev
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -24,12 +25,13 @@ def _bearer(scope: Scope) -> str | None:
 
 
 class OAuthChallenge:
-    def __init__(self, app: ASGIApp, resource_metadata_url: str) -> None:
+    def __init__(self, app: ASGIApp, resource_metadata_url: str, required: Callable[[], bool]) -> None:
         self.app = app
         self.resource_metadata_url = resource_metadata_url
+        self.required = required  # False in the open loopback mode: every local caller is answered
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not scope["path"].startswith(MCP_PATHS):
+        if scope["type"] != "http" or not scope["path"].startswith(MCP_PATHS) or not self.required():
             await self.app(scope, receive, send)
             return
         token = _bearer(scope)

@@ -40,7 +40,9 @@ async def test_metadata_documents_name_this_server_from_the_settings(tmp_path: P
 
 
 async def test_a_call_without_a_token_is_answered_401_pointing_at_the_metadata(tmp_path: Path) -> None:
-    async with serving(oauth_settings(tmp_path)) as client:
+    settings = oauth_settings(tmp_path)
+    TokenStore(settings.tokens_path).create("user", [ALICE])  # tokens are required from now on
+    async with serving(settings) as client:
         answer = await client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}})
         assert answer.status_code == 401
         assert answer.headers["www-authenticate"] == (
@@ -133,3 +135,10 @@ async def test_the_page_lists_connected_clients_and_revokes_them(tmp_path: Path)
         assert revoked.json() == {"revoked": client_id}
         assert (await McpSession(client, access).post({})).status_code == 401
         assert (await client.get("/ui/api/oauth/clients")).json() == {"clients": []}
+
+
+async def test_the_open_loopback_mode_stays_open_with_oauth_on(tmp_path: Path) -> None:
+    async with serving(oauth_settings(tmp_path)) as client:  # no token file: every local caller is answered
+        session = McpSession(client, "")
+        await session.open()
+        assert (await session.envelope("memory_get_profile", {"user_id": ALICE}))["success"]

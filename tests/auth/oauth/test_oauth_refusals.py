@@ -82,6 +82,7 @@ async def test_a_token_for_another_resource_is_answered_401(tmp_path: Path) -> N
     request = other.begin(client_record.client_id, REDIRECT, s256(VERIFIER), None, None, None)
     _, code = other.approve(request.request_id, ALICE)
     foreign = other.exchange(client_record.client_id, code, VERIFIER, REDIRECT)
+    TokenStore(settings.tokens_path).create("user", [ALICE])  # tokens are required
     async with serving(settings) as client:
         answer = await McpSession(client, foreign.access_token).post({})
         assert answer.status_code == 401 and 'error="invalid_token"' in answer.headers["www-authenticate"]
