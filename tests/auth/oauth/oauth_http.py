@@ -13,10 +13,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
+from jsonschema import Draft202012Validator
 
 from host.app import build_app
+from models.schema_files import envelope_schema, success_envelope_schema
 from service.auth.oauth.checks import s256
 from service.settings import Settings
+from tests.support.mcp_sessions import FORMATS, prd_name
 
 BASE = "http://127.0.0.1:8765"
 RESOURCE = BASE + "/mcp"
@@ -123,5 +126,10 @@ class McpSession:
         await self.post({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
     async def envelope(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The tool's envelope, checked against its published schema as an agent would read it."""
         reply = await self.request("tools/call", {"name": tool, "arguments": arguments})
-        return dict(reply["result"]["structuredContent"])
+        envelope = dict(reply["result"]["structuredContent"])
+        schema = success_envelope_schema(prd_name(tool)) if envelope.get("success") else envelope_schema()
+        errors = [e.message for e in Draft202012Validator(schema, format_checker=FORMATS).iter_errors(envelope)]
+        assert not errors, (tool, errors[:3], envelope)
+        return envelope
