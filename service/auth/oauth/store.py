@@ -68,3 +68,23 @@ class OAuthStore:
                 indent=2,
             )
             replace_atomically(self.path, body, ".oauth-")
+
+
+def grants_listing(state: OAuthState) -> list[dict[str, object]]:
+    """What an operator may see of the grants: who, which client, what, when; never a hash."""
+    rows: list[dict[str, object]] = []
+    for grant in state.grants.values():
+        client = state.clients.get(grant.client_id)
+        rows.append(
+            {
+                "grant_id": grant.grant_id,
+                "client_id": grant.client_id,
+                "client_name": client.client_name if client else None,
+                "user_id": grant.user_id,
+                "scopes": list(grant.scopes),
+                "created_at": grant.created_at,
+                "last_used_at": grant.last_used_at,
+                "revoked_at": grant.revoked_at,
+            }
+        )
+    return rows
