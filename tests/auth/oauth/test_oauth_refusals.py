@@ -152,3 +152,16 @@ async def test_only_a_user_session_with_its_csrf_approves(tmp_path: Path) -> Non
         assert (await exchange(client, client_id, code)).status_code == 200
     [grant] = OAuthStore(settings.tokens_path.with_name("oauth.json")).state().grants.values()
     assert (grant.user_id, grant.resource) == (BOB, RESOURCE)
+
+
+async def test_the_rate_limit_is_per_client(tmp_path: Path) -> None:
+    settings = oauth_settings(tmp_path, rate_limit_per_minute=1, rate_limit_burst=2)
+    async with serving(settings) as client:
+        first = McpSession(client, await granted(settings, client))
+        second = McpSession(client, await granted(settings, client))
+        await first.open()
+        await second.open()
+        answers = [await first.envelope("memory_get_profile", {"user_id": ALICE}) for _ in range(3)]
+        assert [a["success"] for a in answers] == [True, True, False]
+        assert answers[2]["error"]["code"] == "RATE_LIMITED"
+        assert (await second.envelope("memory_get_profile", {"user_id": ALICE}))["success"]
