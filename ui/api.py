@@ -45,11 +45,18 @@ class SessionIdentity:
         return context.principal if isinstance(context, UiCallContext) else None
 
 
-def _session_body(session: UiSession, principal: Principal, open_mode: bool) -> dict[str, Any]:
+def _session_body(session: UiSession, principal: Principal, open_mode: bool, upload_bytes: int) -> dict[str, Any]:
     role = "open" if session.token_id == OPEN_TOKEN_ID else principal.role
     # Operator and open principals see users through ops_list_users; a user token lists its own.
     user_ids = sorted(principal.user_ids) if role == "user" else None
-    return {"signed_in": True, "csrf": session.csrf, "role": role, "user_ids": user_ids, "open_mode": open_mode}
+    return {
+        "signed_in": True,
+        "csrf": session.csrf,
+        "role": role,
+        "user_ids": user_ids,
+        "open_mode": open_mode,
+        "history_upload_bytes": upload_bytes,  # the page refuses a larger file before sending it
+    }
 
 
 async def _json_body(request: Request) -> Any:
@@ -71,10 +78,12 @@ class UiApi:
         calls: dict[str, ToolCall],
         secure_cookie: bool,
         sign_in_limiter: RateLimiter | None = None,
+        history_upload_bytes: int = 0,
     ) -> None:
         self.sessions = sessions
         self.calls = calls
         self.secure_cookie = secure_cookie
+        self.history_upload_bytes = history_upload_bytes
         self.sign_in_limiter = sign_in_limiter or RateLimiter(SIGN_IN_PER_MINUTE, SIGN_IN_BURST)
 
     def _live(self, request: Request) -> tuple[UiSession, Principal] | None:
@@ -100,7 +109,7 @@ class UiApi:
         open_mode = self.sessions.open_mode()
         if live is None:
             return JSONResponse({"signed_in": False, "open_mode": open_mode})
-        return JSONResponse(_session_body(*live, open_mode))
+        return JSONResponse(_session_body(*live, open_mode, self.history_upload_bytes))
 
     async def sign_in(self, request: Request) -> Response:
         address = request.client.host if request.client is not None else "-"
@@ -129,7 +138,7 @@ class UiApi:
         principal = self.sessions.principal_of(session)
         assert principal is not None  # just verified
         log.info("ui sign-in", extra={"principal": principal.name})
-        response = JSONResponse(_session_body(session, principal, self.sessions.open_mode()))
+        response = JSONResponse(_session_body(session, principal, self.sessions.open_mode(), self.history_upload_bytes))
         response.headers["Set-Cookie"] = session_cookie(
             session.session_id, int(self.sessions.absolute_seconds), self.secure_cookie
         )

@@ -1,12 +1,12 @@
 """The memory page's history Import: ``POST /ui/api/history-imports`` takes the file as the body
 and answers ``202 {job_id}`` once it is on disk; the import then runs in the server, and ``GET
-/ui/api/history-imports/{job_id}`` answers its progress, then its report or its error.
+/ui/api/history-imports/{job_id}`` answers its progress, then its report or its error; ``DELETE``
+on it stops a running import (the files imported before stay).
 
-Both pass the one call pipeline (``tools.calls.pipeline``) as the page's tool calls do: identity,
-rate limit (an upload is one call, however long), authorization for the user, the audit stamp
-(which the import's task inherits, so its writes carry the page principal and this request), the
-user's switches, metrics and the log line. The domain entry point checks the switches again when
-the import starts. Errors are the envelope's error objects, from its one mapping of exceptions.
+All pass the one call pipeline (``tools.calls.pipeline``) as the page's tool calls do: identity,
+rate limit (an upload is one call), authorization, the audit stamp (inherited by the import's task),
+the user's switches (checked again when the import starts), metrics and the log line. Errors are
+the envelope's error objects, from its one mapping of exceptions.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ log = logging.getLogger("taste_memory.ui")
 
 IMPORT = "history.import"  # metered, logged and stamped on what the import writes
 STATUS = "history.import_status"
+CANCEL = "history.import_cancel"
 NAME_MAX = 200  # the uploaded file's name as the page sends it, for messages only
 HTTP_STATUS = {
     "INVALID_ARGUMENT": 400,
@@ -140,7 +141,10 @@ class HistoryApi:
         except Exception as exc:  # the job's answer, in the envelope's error form
             job.failed(error_of(exc, current_origin().request_id))
         except BaseException:
-            job.failed(error_body("INTERNAL", SHUTDOWN))
+            if job.cancelling:
+                job.cancelled()
+            else:
+                job.failed(error_body("INTERNAL", SHUTDOWN))
             raise
         else:
             job.succeeded(outcome)
@@ -152,6 +156,23 @@ class HistoryApi:
                 "history import finished",
                 extra={"job_id": job.job_id, "user_id": job.user_id, "state": job.state, "report": job.report},
             )
+
+    async def cancel(self, request: Request) -> Response:
+        live = self.api.caller(request)
+        if isinstance(live, Response):
+            return live
+        gates = Call(CANCEL, Access.READ, gated=False, log_message="history import cancel")
+
+        async def work(service: MemoryService, valid: dict[str, Any], principal: Principal) -> Response:
+            job = self.jobs.get(principal.name, valid["job_id"])
+            authorize(principal, Access.WRITE, job.user_id)  # still the token's user
+            return JSONResponse((await self.jobs.cancel(principal.name, job.job_id)).answer())
+
+        job_id: str = request.path_params["job_id"][:64]
+        answer: Response = await self.pipeline.run(
+            gates, {"job_id": job_id}, UiCallContext(live[1]), lambda raw: dict(raw), work, refusal
+        )
+        return answer
 
     async def status(self, request: Request) -> Response:
         live = self.api.caller(request, csrf=False)  # a read: the cookie suffices, as for the session

@@ -24,7 +24,11 @@ from ui.uploads import remove
 KEEP = 100  # finished jobs kept, the oldest dropped first
 KEEP_SECONDS = 60 * 60  # and none longer than this after it finished
 
-State = Literal["running", "done", "failed"]
+CANCELLED = (
+    "cancelled: the files imported before the cancel stay, the one being read is not in; "
+    "import the same file again for the rest"
+)
+State = Literal["running", "done", "failed", "cancelled"]
 
 
 @dataclass
@@ -43,6 +47,7 @@ class Job:
     path: Path | None = None  # the upload on disk, once received
     finished_at: float | None = None
     task: asyncio.Task[None] | None = None
+    cancelling: bool = False  # the person asked to stop it (a server shutdown cancels it too)
 
     def shown(self, name: str) -> str:
         """A file name as the importer gives it (the upload's path, or path:member) as the person knows it."""
@@ -60,6 +65,9 @@ class Job:
         self.state, self.report = "done", outcome.report.as_json()
         self.left_out = [{"file": self.shown(f.name), "note": f.note} for f in outcome.files if f.report is None]
 
+    def cancelled(self) -> None:
+        self.state = "cancelled"
+
     def failed(self, error: ErrorBody) -> None:
         message = error["message"] if self.path is None else error["message"].replace(str(self.path), self.upload_name)
         self.state, self.error = "failed", {**error, "message": message}
@@ -75,6 +83,8 @@ class Job:
         }
         if self.state == "done":
             body.update(report=self.report, left_out=self.left_out)
+        elif self.state == "cancelled":
+            body["note"] = CANCELLED
         elif self.state == "failed":
             body["error"] = self.error
         return body
@@ -120,6 +130,18 @@ class HistoryJobs:
         job = self._jobs.get(job_id)
         if job is None or job.owner != owner:
             raise NotFound("no import with this id (finished imports are kept for an hour)", {"field": "job_id"})
+        return job
+
+    async def cancel(self, owner: str, job_id: str) -> Job:
+        """Stop a running import of ``owner`` and wait until it has stopped: each file is one unit
+        of work, so the files before stay and the one being read is wholly out."""
+        job = self.get(owner, job_id)
+        task = job.task
+        if job.state != "running" or task is None:
+            raise Conflict(f"this import has already {job.state.replace('done', 'finished')}", {"field": "job_id"})
+        job.cancelling = True
+        task.cancel()
+        await asyncio.wait([task])
         return job
 
     def _prune(self) -> None:

@@ -79,7 +79,12 @@ def ui_routes(
         open_mode=lambda: settings.loopback and not tokens.configured(),
         absolute_seconds=settings.ui_session_minutes * 60,
     )
-    api = UiApi(sessions, dict(calls), secure_cookie=not settings.loopback)
+    api = UiApi(
+        sessions,
+        dict(calls),
+        secure_cookie=not settings.loopback,
+        history_upload_bytes=settings.max_history_upload_bytes,
+    )
     consent = ConsentApi(api, oauth)
     history = HistoryApi(api, pipeline, imports, upload_root(settings)[0], settings.max_history_upload_bytes)
 
@@ -109,6 +114,7 @@ def ui_routes(
             Route("/api/tools/{tool}", api.call_tool, methods=["POST"]),
             Route(HISTORY_IMPORTS, history.start, methods=["POST"]),
             Route(HISTORY_IMPORTS + "/{job_id}", history.status, methods=["GET"]),
+            Route(HISTORY_IMPORTS + "/{job_id}", history.cancel, methods=["DELETE"]),
             Route(CONSENTS + "/{request_id}", consent.show, methods=["GET"]),
             Route(CONSENTS + "/{request_id}/approve", consent.approve, methods=["POST"]),
             Route(CONSENTS + "/{request_id}/deny", consent.deny, methods=["POST"]),

@@ -14,7 +14,20 @@ from tests.support.backends import make_settings
 from tests.support.server_process import running_server
 from tests.support.tokens import create_token, token_env
 from tests.ui.browser import launch
-from tests.ui.page_world import EXPORTED, GONE, HOSTILE_USER, KEPT, NEVER, OTHER, PAGES, SIGHT, TIMELINE, WORDS, World
+from tests.ui.page_world import (
+    EXPORTED,
+    GONE,
+    HOSTILE_USER,
+    KEPT,
+    NEVER,
+    OTHER,
+    PAGES,
+    SIGHT,
+    TIMELINE,
+    UPLOAD_LIMIT,
+    WORDS,
+    World,
+)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -32,7 +45,9 @@ async def world(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[World
             "other": create_token(token_file, OTHER)[0],
         }
 
-    serving = running_server(settings, workdir, transport="sse", extra_env=token_env(token_file))
+    # Uploads up to 8 MiB, so the history card's own size check can be seen before a file is sent.
+    limits = {"MEMORY_MAX_HISTORY_UPLOAD_BYTES": str(UPLOAD_LIMIT)}
+    serving = running_server(settings, workdir, transport="sse", extra_env={**token_env(token_file), **limits})
     async with launch() as browser:
         tokens, server = await asyncio.gather(asyncio.to_thread(make_tokens), asyncio.to_thread(serving.__enter__))
         try:

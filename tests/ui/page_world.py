@@ -21,6 +21,7 @@ TIMELINE = 7  # the playlist page
 WORDS = 8  # the page in the person's words: steps, no internal terms, the date-time picker
 SIGHT = 10  # what is kept out of sight: the Memories card, the marks, forgetting from the card
 HOSTILE = '<img src=x onerror="window.__xss=1">'
+UPLOAD_LIMIT = 8 * 1024 * 1024  # MEMORY_MAX_HISTORY_UPLOAD_BYTES of the page tests' server
 
 
 @dataclass

@@ -1,16 +1,19 @@
 """The Export page's "Import listening history" card in a real browser (Playwright driving Debian's
 Chromium against a ``serve --transport sse`` process): a Spotify ZIP chosen, its upload and import
-shown as progress, then the report as a table, and the plays there for the tools over MCP."""
+shown as progress, then the report as a table, and the plays there for the tools over MCP; a running
+import cancelled from the card, the files imported before the cancel kept whole."""
 
 from __future__ import annotations
 
+import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from tests.history.history_fixtures import START, episode, extended, minutes, spotify_zip
 from tests.ui.browser import screenshot
-from tests.ui.page_world import KEPT, World, choose_user, show
+from tests.ui.page_world import KEPT, UPLOAD_LIMIT, World, choose_user, show
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
@@ -80,4 +83,57 @@ async def test_a_chosen_history_is_uploaded_imported_and_reported(world: World, 
     await show(page, "overview")
     await expect(page.get_by_test_id("count-plays")).to_have_text("4")
     await expect(page.get_by_test_id("count-skips")).to_have_text("1")
+    assert errors.unexpected() == [], errors.messages
+
+
+async def test_a_running_import_is_cancelled_from_the_card(world: World, tmp_path: Path) -> None:
+    from playwright.async_api import expect
+
+    rows_per_file, files = 10_000, 3
+    later = START + timedelta(days=400)  # months of their own: a file is in or out as a whole
+    contents = {
+        f"Streaming_History_Audio_2022_{k}.json": [
+            extended(n, later + timedelta(days=31 * k) + minutes(n)) for n in range(rows_per_file)
+        ]
+        for k in range(files)
+    }
+    archive = spotify_zip(tmp_path / "my_spotify_data.zip", contents, {})
+    async with world.mcp() as call:
+        before = (await call.ok("memory_status", {"user_id": KEPT}))["counts"]["plays"]
+
+    page, errors = await world.page("main")
+    await choose_user(page, KEPT)
+    await show(page, "export")
+    await page.get_by_test_id("history-file").set_input_files(str(archive))
+    await page.get_by_test_id("history-start").click()
+    cancel = page.get_by_test_id("history-cancel")
+    await expect(cancel).to_be_visible()
+    await cancel.click()
+    note = page.get_by_test_id("history-note")
+    await expect(note).to_have_text(re.compile(r"^Cancelled\. Files imported before the cancel stay"))
+    await expect(cancel).to_be_hidden()
+    await expect(page.get_by_test_id("history-report")).to_have_count(0)
+    await expect(page.locator("#error")).to_be_hidden()
+
+    async with world.mcp() as call:
+        after = (await call.ok("memory_status", {"user_id": KEPT}))["counts"]["plays"]
+    assert (after - before) % rows_per_file == 0 and after - before < files * rows_per_file, (before, after)
+    assert errors.unexpected() == [], errors.messages
+
+
+async def test_a_file_past_the_servers_limit_is_refused_before_it_is_sent(world: World, tmp_path: Path) -> None:
+    from playwright.async_api import expect
+
+    big = tmp_path / "my_spotify_data.zip"
+    big.write_bytes(b"\0" * (UPLOAD_LIMIT + 1))
+    page, errors = await world.page("main")
+    sent: list[str] = []
+    page.on("request", lambda request: sent.append(request.url) if "history-imports" in request.url else None)
+    await choose_user(page, KEPT)
+    await show(page, "export")
+    await page.get_by_test_id("history-file").set_input_files(str(big))
+    await page.get_by_test_id("history-start").click()
+    await expect(page.locator("#error")).to_contain_text("larger than this server takes (8.4 MB)")
+    await expect(page.get_by_test_id("history-start")).to_be_enabled()
+    assert sent == []  # refused by the page: not one byte went to the server
     assert errors.unexpected() == [], errors.messages

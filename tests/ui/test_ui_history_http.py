@@ -1,6 +1,7 @@
 """The memory page's history Import over HTTP, through the real app: a ZIP uploaded, the job polled
 to its report (the CLI's for the same file), the plays there for the tools at once, a second upload
-inert; the session, CSRF, isolation, switches, size limit and a malformed file; one import per user."""
+inert; the session, CSRF, isolation, switches, size limit and a malformed file; one import per user;
+a cancel that keeps the files imported before it."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import asyncio
 import json
 import tempfile
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -282,3 +284,53 @@ async def test_a_server_stopping_mid_import_leaves_no_upload_behind(ui_settings:
         again = await finished(client, (await upload(client, ALICE, body, csrf)).json()["job_id"])
         assert again["report"]["plays"] + again["report"]["duplicates"] == 5_000
         assert (again["report"]["duplicates"] == 0) == (plays == 0)
+
+
+async def test_a_cancelled_import_keeps_whole_files_and_a_second_upload_adds_the_rest(
+    ui_settings: Any, tmp_path: Path
+) -> None:
+    settings = ui_settings()
+    token, _ = tokens(settings).create("user", [ALICE])
+    other, _ = tokens(settings).create("user", [ALICE])
+    rows_per_file, files = 3_000, 3
+    # Every row a play, each file in a month of its own: a file is in or out as a whole.
+    contents = {
+        f"Streaming_History_Audio_2021_{k}.json": [
+            extended(n, START + timedelta(days=31 * k) + minutes(n)) for n in range(rows_per_file)
+        ]
+        for k in range(files)
+    }
+    body = spotify_zip(tmp_path / "my_spotify_data.zip", contents, {}).read_bytes()
+    async with two_browsers(settings) as (client, stranger):
+        csrf = await signed_in(client, token)
+        started = await upload(client, ALICE, body, csrf)
+        assert started.status_code == 202, started.text
+        job_id = started.json()["job_id"]
+        for _ in range(2_000):  # until the second file is being read: the first is in
+            job = (await client.get(f"/ui/api/history-imports/{job_id}")).json()
+            if job["state"] != "running" or "_2021_1.json" in (job["file"] or ""):
+                break
+            await asyncio.sleep(0.01)
+        assert job["state"] == "running", job
+
+        # Another principal cannot stop it (the same answer as a job that never was); no CSRF, no stop.
+        stranger_csrf = await signed_in(stranger, other)
+        refused = await stranger.delete(f"/ui/api/history-imports/{job_id}", headers={"X-CSRF-Token": stranger_csrf})
+        assert refused.status_code == 404 and refused.json()["error"]["code"] == "NOT_FOUND"
+        assert (await client.delete(f"/ui/api/history-imports/{job_id}")).status_code == 403
+
+        stopped = await client.delete(f"/ui/api/history-imports/{job_id}", headers={"X-CSRF-Token": csrf})
+        assert stopped.status_code == 200, stopped.text
+        answer = stopped.json()
+        assert answer["state"] == "cancelled" and "report" not in answer and "error" not in answer
+        assert answer["note"].startswith("cancelled: the files imported before the cancel stay")
+        assert (await client.get(f"/ui/api/history-imports/{job_id}")).json()["state"] == "cancelled"
+        again = await client.delete(f"/ui/api/history-imports/{job_id}", headers={"X-CSRF-Token": csrf})
+        assert again.status_code == 409 and again.json()["error"]["code"] == "CONFLICT"
+
+        plays = (await ok(client, "memory_status", {"user_id": ALICE}, csrf))["counts"]["plays"]
+        assert plays % rows_per_file == 0 and rows_per_file <= plays < files * rows_per_file, plays
+        rest = await finished(client, (await upload(client, ALICE, body, csrf)).json()["job_id"])
+        assert (rest["report"]["duplicates"], rest["report"]["plays"]) == (plays, files * rows_per_file - plays)
+        assert (await ok(client, "memory_status", {"user_id": ALICE}, csrf))["counts"]["plays"] == files * rows_per_file
+    assert leftovers(settings) == []

@@ -75,7 +75,7 @@ def assert_security_headers(response: httpx.Response, api: bool) -> None:
 
 
 async def test_sign_in_sets_a_strict_cookie_and_the_session_recovers_the_csrf(tmp_path: Path) -> None:
-    settings = page_settings(tmp_path, ui_session_minutes=90)
+    settings = page_settings(tmp_path, ui_session_minutes=90, max_history_upload_bytes=3_000_000)
     token, record = tokens(settings).create("user", [ALICE, BOB])
     async with page(settings) as client:
         answer = await sign_in(client, token)
@@ -87,6 +87,7 @@ async def test_sign_in_sets_a_strict_cookie_and_the_session_recovers_the_csrf(tm
             "role": "user",
             "user_ids": [ALICE, BOB],
             "open_mode": False,
+            "history_upload_bytes": 3_000_000,
         }
         assert len(body["csrf"]) >= 43  # 256 bits, URL-safe base64
         cookie = answer.headers["set-cookie"]

@@ -115,3 +115,8 @@ export function uploadHistory(userId, file, { format, includePrivate }, onProgre
 export async function historyImport(jobId) {
   return request("GET", `/history-imports/${encodeURIComponent(jobId)}`);
 }
+
+/** Stop a running history import; its answer once it has stopped (state "cancelled"). */
+export async function cancelHistoryImport(jobId) {
+  return request("DELETE", `/history-imports/${encodeURIComponent(jobId)}`, undefined, { needsCsrf: true });
+}

@@ -131,6 +131,7 @@ async function route() {
     busy,
     rerender: route,
     param: withParam ? withParam.param : null,
+    uploadLimit: session ? session.history_upload_bytes : null, // the largest history file the server takes
   };
   clearError();
   busy(true);

@@ -1,6 +1,6 @@
 // The Export page's "Import listening history" card: a Spotify or Last.fm history uploaded, imported
 // by the server (as `memory-service import-history` does) with its progress shown, then its report.
-import { ApiError, historyImport, uploadHistory } from "./api.js";
+import { ApiError, cancelHistoryImport, historyImport, uploadHistory } from "./api.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
 
 const FORMATS = {
@@ -83,6 +83,16 @@ export function historyCard(view, status) {
     "Import history");
   const upload = bar("history-upload-progress", "Upload");
   const work = bar("history-import-progress", "Import");
+  const cancel = h("button", { type: "button", "data-testid": "history-cancel", hidden: true }, "Cancel import");
+  let running = null; // the job being imported, while it runs
+  cancel.addEventListener("click", async () => {
+    cancel.disabled = true;
+    try {
+      if (running) await cancelHistoryImport(running);
+    } catch (error) {
+      if (error.code !== "CONFLICT") showError(error); // already finished: the poll shows how
+    }
+  });
   const note = h("p", { class: "muted small", "data-testid": "history-note", "aria-live": "polite" });
   const out = h("div", { "data-testid": "history-result" });
   file.addEventListener("change", () => { button.disabled = !file.files.length; });
@@ -92,6 +102,12 @@ export function historyCard(view, status) {
     upload.wrap.hidden = work.wrap.hidden = true;
     button.disabled = true;
     const chosen = file.files[0];
+    if (view.uploadLimit && chosen.size > view.uploadLimit) {
+      showError({ code: "INVALID_ARGUMENT", message: `${chosen.name} is ${megabytes(chosen.size)}, larger than this ` +
+        `server takes (${megabytes(view.uploadLimit)}): import it with memory-service import-history.` });
+      button.disabled = false;
+      return;
+    }
     try {
       note.textContent = `Uploading ${chosen.name}…`;
       const jobId = await uploadHistory(view.userId, chosen,
@@ -101,6 +117,9 @@ export function historyCard(view, status) {
         });
       upload.show(1, 1);
       note.textContent = "Uploaded; importing…";
+      running = jobId;
+      cancel.hidden = false;
+      cancel.disabled = false;
       const job = await followed(view, jobId, (running) => {
         work.show(running.read, running.total);
         note.textContent = running.file
@@ -108,6 +127,10 @@ export function historyCard(view, status) {
           : "Importing…";
       });
       if (!job) return;
+      if (job.state === "cancelled") {
+        note.textContent = "Cancelled. Files imported before the cancel stay; importing the same file again adds the rest.";
+        return;
+      }
       if (job.state === "failed") {
         note.textContent = "The import stopped. Files imported before the error stay; importing again adds the rest.";
         showError(new ApiError(job.error.code, job.error.message, 200, job.error.details));
@@ -121,6 +144,8 @@ export function historyCard(view, status) {
       note.textContent = "";
       showError(error);
     } finally {
+      running = null;
+      cancel.hidden = true;
       button.disabled = !file.files.length;
     }
   });
@@ -131,7 +156,7 @@ export function historyCard(view, status) {
     h("div", { class: "row" },
       h("label", { for: "history-file" }, "History file"), file,
       h("label", { for: "history-format" }, "Format"), format,
-      h("label", {}, includePrivate, " include private sessions"), button),
+      h("label", {}, includePrivate, " include private sessions"), button, cancel),
     upload.wrap, work.wrap, note, out);
 }
 
