@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from mcp.server.auth.middleware.bearer_auth import BearerAuthBackend
+from mcp.server.auth.provider import TokenVerifier
 from mcp.server.mcpserver import MCPServer
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
@@ -25,6 +26,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from host.loop_lag import watching_loop_lag
 from host.metrics import CONTENT_TYPE, ToolMetrics
+from host.oauth.challenge import OAuthChallenge
+from host.oauth.wiring import EitherTokenVerifier, OAuthHost, oauth_host, oauth_routes
 from host.running import ServiceHolder, background_work, running_service
 from service.auth.ratelimit import RateLimiter
 from service.auth.tokens import TokenStore
@@ -110,6 +113,13 @@ def bearer_identity(settings: Settings, tokens: TokenStore) -> BearerTokens:
     return BearerTokens(tokens, open_when_empty=settings.loopback)
 
 
+def challenged(inner: ASGIApp, oauth: OAuthHost | None, identity: BearerTokens) -> ASGIApp:
+    """The MCP endpoints behind OAuth's 401 while tokens are required (never in open mode)."""
+    if oauth is None:
+        return inner
+    return OAuthChallenge(inner, oauth.resource_metadata_url, lambda: identity.of_scope({}) is None)
+
+
 def call_policy(settings: Settings, identity: BearerTokens, metrics: ToolMetrics) -> CallPolicy:
     limiter = RateLimiter(settings.rate_limit_per_minute, settings.rate_limit_burst)
     return CallPolicy(identity=identity, limiter=limiter, metrics=metrics)
@@ -121,6 +131,11 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
     metrics = ToolMetrics()
     metrics.watch_store(lambda: holder.service.database.health() if holder.service is not None else None)
     identity = bearer_identity(settings, tokens)
+    base_url = settings.base_url
+    oauth = oauth_host(settings, base_url) if base_url and settings.oauth_enabled(tokens.configured()) else None
+    verifier: TokenVerifier = StoreTokenVerifier(tokens)
+    if oauth is not None:
+        verifier = EitherTokenVerifier(StoreTokenVerifier(tokens), oauth.provider)
     policy = call_policy(settings, identity, metrics)
     subscriptions = Subscriptions()  # the page's writes reach MCP subscribers too
     mcp = create_mcp_server(holder, settings.tool_names, policy, settings.toolsets, subscriptions)
@@ -137,6 +152,7 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             security,
             CallPipeline(holder, page_policy),
             imports,
+            oauth.server if oauth is not None else None,
         )
         if settings.ui == "on"
         else []
@@ -173,6 +189,8 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             if anonymous is not None:
                 await stack.enter_async_context(mcp.session_manager.run())
                 await stack.enter_async_context(anonymous.run())
+            if oauth is not None:
+                log.info("OAuth authorization server on, issuer %s, resource %s", oauth.issuer, oauth.resource)
             if tokens.configured():
                 log.info("bearer tokens required (%s)", settings.tokens_path)
             elif not settings.loopback:
@@ -226,11 +244,12 @@ def build_app(settings: Settings) -> tuple[Starlette, MCPServer, ServiceHolder]:
             Route("/readyz", readyz),
             Route("/metrics", metrics_endpoint),
             *page,
-            Mount("/", app=QuietRefusals(inner)),
+            *(oauth_routes(oauth) if oauth is not None else []),
+            Mount("/", app=QuietRefusals(challenged(inner, oauth, identity))),
         ],
         # The SDK's bearer backend verifies the token of every HTTP request (each SSE POST too)
         # and leaves the verdict on the request; the tools answer UNAUTHORIZED / FORBIDDEN.
-        middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(StoreTokenVerifier(tokens)))],
+        middleware=[Middleware(AuthenticationMiddleware, backend=BearerAuthBackend(verifier))],
         lifespan=lifespan,
     )
     return app, mcp, holder

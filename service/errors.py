@@ -102,6 +102,10 @@ class OperatorOnly(Forbidden):
     pass
 
 
+class ScopeNotGranted(Forbidden):
+    """An OAuth client's grant lacks the scope this call needs (memory:read, :write, :control)."""
+
+
 class RateLimited(MemoryServiceError):
     """Too many calls for this token; ``details.retry_after_s`` says when to try again."""
 

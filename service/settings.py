@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated, Literal, get_args
+from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -164,6 +165,40 @@ class Settings(BaseSettings):
         "(and after 30 minutes without a request).",
     )
 
+    oauth: Literal["auto", "on", "off"] = Field(
+        "off",
+        description="OAuth 2.1 for remote MCP clients (an authorization server beside the bearer tokens). "
+        "auto: on whenever tokens are required (a bind beyond loopback, or a token file holding a token at "
+        "start), off in the open loopback mode; on needs a public URL beyond loopback. Off by default until "
+        "the consent page ships.",
+    )
+    public_url: str | None = Field(
+        None,
+        description="The address clients reach this server at (e.g. 'https://memory.example.com'): the OAuth "
+        "issuer and resource URLs come from it, never from the Host header. Unset on loopback: "
+        "http://127.0.0.1:PORT.",
+    )
+    oauth_access_token_minutes: int = Field(
+        60, ge=1, le=24 * 60, description="OAuth: an access token's lifetime in minutes (a refresh renews it)."
+    )
+    oauth_refresh_token_days: int = Field(
+        30, ge=1, le=365, description="OAuth: a refresh token's lifetime in days (each refresh replaces it)."
+    )
+
+    @field_validator("public_url", mode="before")
+    @classmethod
+    def _public_url(cls, value: object) -> object:
+        if not isinstance(value, str) or not value.strip():
+            return None
+        url = value.strip().rstrip("/")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise ValueError("public URL must look like https://memory.example.com (no query, no fragment)")
+        if parts.scheme == "http" and parts.hostname not in (*LOOPBACK_HOSTS, "[::1]"):
+            # RFC 8414 and OAuth 2.1: an issuer beyond loopback must be https (a proxy terminates TLS).
+            raise ValueError("public URL must be https beyond loopback")
+        return url
+
     @field_validator("allowed_hosts", "allowed_origins", "stdio_user_ids", mode="before")
     @classmethod
     def _comma_separated(cls, value: object) -> object:
@@ -186,6 +221,28 @@ class Settings(BaseSettings):
     @property
     def loopback(self) -> bool:
         return self.host in LOOPBACK_HOSTS
+
+    @property
+    def base_url(self) -> str | None:
+        """Where clients reach this server: the public URL, or on loopback the bound port."""
+        if self.public_url:
+            return self.public_url
+        return f"http://127.0.0.1:{self.port}" if self.loopback else None
+
+    def oauth_enabled(self, tokens_configured: bool) -> bool:
+        """Whether the authorization server runs: ``on``/``off`` as said; ``auto`` whenever tokens are
+        required, i.e. not the open loopback mode (decided once, at start)."""
+        if self.transport == "stdio" or self.oauth == "off" or self.base_url is None:
+            # Beyond loopback without a public URL there is no issuer to name: auto stays off
+            # (``on`` is refused when the settings are read).
+            return False
+        return self.oauth == "on" or not self.loopback or tokens_configured
+
+    @model_validator(mode="after")
+    def _oauth_needs_an_issuer(self) -> Settings:
+        if self.oauth == "on" and self.transport != "stdio" and self.base_url is None:
+            raise ValueError("MEMORY_OAUTH=on beyond loopback needs MEMORY_PUBLIC_URL (the issuer clients reach)")
+        return self
 
     export_part_bytes: int = Field(
         400_000, ge=10_000, description="Budget of one export part; the envelope carries it twice (<1 MiB)."

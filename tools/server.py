@@ -98,6 +98,7 @@ def tool_call(spec: ToolSpec, pipeline: CallPipeline, toolsets: SessionToolsets 
             spec.access,
             gated=spec.gated,
             writes=not spec.read_only,
+            control=spec.control,
             log_fields={
                 "tool": spec.prd_name,
                 "user_id": target_user(arguments),

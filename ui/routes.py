@@ -19,11 +19,13 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import Receive, Scope, Send
 
+from service.auth.oauth.server import AuthorizationServer
 from service.auth.tokens import TokenStore
 from service.settings import Settings
 from tools.calls.pipeline import CallPipeline
 from tools.server import ToolCall
 from ui.api import UiApi
+from ui.consent_api import ConsentApi
 from ui.history_api import HistoryApi
 from ui.history_jobs import HistoryJobs
 from ui.security import BodyLimit, UiGuard, error_response
@@ -31,6 +33,8 @@ from ui.sessions import SessionStore
 from ui.uploads import upload_root
 
 HISTORY_IMPORTS = "/api/history-imports"
+CONSENTS = "/api/oauth/requests"
+CONNECTED = "/api/oauth/clients"
 
 STATIC = Path(__file__).parent / "static"
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")  # a file of the directory itself, no path
@@ -64,6 +68,7 @@ def ui_routes(
     security: TransportSecuritySettings,
     pipeline: CallPipeline,
     imports: HistoryJobs,
+    oauth: AuthorizationServer | None = None,
     static: Path = STATIC,
 ) -> list[BaseRoute]:
     """The page and its API for ``settings`` (``/ui`` redirects to ``/ui/``); ``calls`` are the
@@ -80,6 +85,7 @@ def ui_routes(
         secure_cookie=not settings.loopback,
         history_upload_bytes=settings.max_history_upload_bytes,
     )
+    consent = ConsentApi(api, oauth)
     history = HistoryApi(api, pipeline, imports, upload_root(settings)[0], settings.max_history_upload_bytes)
 
     async def index(request: Request) -> Response:
@@ -109,6 +115,11 @@ def ui_routes(
             Route(HISTORY_IMPORTS, history.start, methods=["POST"]),
             Route(HISTORY_IMPORTS + "/{job_id}", history.status, methods=["GET"]),
             Route(HISTORY_IMPORTS + "/{job_id}", history.cancel, methods=["DELETE"]),
+            Route(CONSENTS + "/{request_id}", consent.show, methods=["GET"]),
+            Route(CONSENTS + "/{request_id}/approve", consent.approve, methods=["POST"]),
+            Route(CONSENTS + "/{request_id}/deny", consent.deny, methods=["POST"]),
+            Route(CONNECTED, consent.clients, methods=["GET"]),
+            Route(CONNECTED + "/{client_id}/revoke", consent.revoke_client, methods=["POST"]),
         ],
     )
     # The history upload streams its body to disk (ui/uploads.py): its own, larger limit.

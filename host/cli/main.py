@@ -5,6 +5,7 @@ and token. Every flag also reads
 from __future__ import annotations
 
 from host.cli import data, history, maintenance, operate, serve
+from host.cli import grants as _grants  # noqa: F401 - registers `token grants`
 from host.cli.base import app
 from host.cli.tokens import tokens_app
 

@@ -66,6 +66,26 @@ def serve(
             "(env MEMORY_MAX_HISTORY_UPLOAD_BYTES, default 536870912)"
         ),
     ] = None,
+    oauth: Annotated[
+        str | None,
+        typer.Option(
+            help="auto | on | off: OAuth 2.1 for remote MCP clients; auto = on whenever tokens are required "
+            "(env MEMORY_OAUTH, default off until the consent page ships)"
+        ),
+    ] = None,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            help="The address clients reach this server at, the OAuth issuer (env MEMORY_PUBLIC_URL; unset on "
+            "loopback: http://127.0.0.1:PORT)"
+        ),
+    ] = None,
+    oauth_access_token_minutes: Annotated[
+        int | None, typer.Option(help="OAuth access-token lifetime (env MEMORY_OAUTH_ACCESS_TOKEN_MINUTES, default 60)")
+    ] = None,
+    oauth_refresh_token_days: Annotated[
+        int | None, typer.Option(help="OAuth refresh-token lifetime (env MEMORY_OAUTH_REFRESH_TOKEN_DAYS, default 30)")
+    ] = None,
 ) -> None:
     """Run the MCP server: SSE at GET /sse + POST /messages/, streamable HTTP at /mcp, or stdio."""
     try:
@@ -83,6 +103,10 @@ def serve(
             semantic_search=semantic_search,
             ui=ui,
             max_history_upload_bytes=max_history_upload_bytes,
+            oauth=oauth,
+            public_url=public_url,
+            oauth_access_token_minutes=oauth_access_token_minutes,
+            oauth_refresh_token_days=oauth_refresh_token_days,
         )
     except ValueError as exc:
         fail(str(exc))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
-from service.errors import NotAuthenticated, OperatorOnly, UserNotCovered
+from service.errors import NotAuthenticated, OperatorOnly, ScopeNotGranted, UserNotCovered
 
 
 class Access(Enum):
@@ -32,6 +32,8 @@ class Principal:
     user_ids: frozenset[int]
     unrestricted: bool = False  # open mode on loopback, stdio and the CLI: the machine's own user
     rate_limit_per_minute: int | None = None  # this token's own limit (None: the server's)
+    # An OAuth grant's scopes; None for the operator's tokens, stdio and the page (not scope-limited).
+    scopes: frozenset[str] | None = None
 
     def covers(self, user_id: int) -> bool:
         return self.unrestricted or user_id in self.user_ids
@@ -53,11 +55,21 @@ def authenticated(principal: Principal | None) -> Principal:
     return principal
 
 
-def authorize(principal: Principal | None, access: Access, user_id: int | None) -> Principal:
+def required_scope(access: Access, control: bool = False) -> str:
+    """The OAuth scope a call needs: reads read, writes write, the switches, forgetting, deleting
+    and importing (``control``) need control."""
+    if control or access in (Access.DELETE, Access.OPERATOR):
+        return "memory:control"
+    return "memory:write" if access is Access.WRITE else "memory:read"
+
+
+def authorize(principal: Principal | None, access: Access, user_id: int | None, control: bool = False) -> Principal:
     """Return the principal if it may make this call, else raise the condition."""
     principal = authenticated(principal)
     if principal.unrestricted:
         return principal
+    if principal.scopes is not None and required_scope(access, control) not in principal.scopes:
+        raise ScopeNotGranted(f"this client was not granted {required_scope(access, control)}; authorize it again")
     if access is Access.OPERATOR and principal.role != "operator":
         raise OperatorOnly("this tool needs an operator token")
     if user_id is None or access in (Access.LIST_USERS, Access.OPERATOR):

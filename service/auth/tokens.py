@@ -14,16 +14,13 @@ import hmac
 import json
 import os
 import secrets
-import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from filelock import FileLock
-
+from service.auth.files import locked, replace_atomically
 from service.timeutil import format_iso, utc_now
 
 Role = Literal["user", "operator"]
@@ -116,33 +113,14 @@ class TokenStore:
 
     @contextmanager
     def _locked(self) -> Iterator[dict[str, TokenRecord]]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        # The lock file holds nothing. filelock opens it without truncating and without following a
-        # link planted in its place (that would empty the link's target with the operator's rights).
-        with FileLock(self.path.with_name(self.path.name + ".lock"), mode=0o600, thread_local=False):
+        with locked(self.path):
             records = self._read() if self.path.exists() else {}
             yield records
             self._write(records)
 
     def _write(self, records: dict[str, TokenRecord]) -> None:
         body = json.dumps({"version": 1, "tokens": [asdict(r) for r in records.values()]}, indent=2)
-        # mkstemp creates the file 0600: hashes only, but nobody else needs to read them.
-        fd, temporary = tempfile.mkstemp(dir=self.path.parent, prefix=".tokens-")
-        try:
-            with os.fdopen(fd, "w") as handle:
-                handle.write(body)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        if sys.platform != "win32":  # Windows cannot open a directory to sync it; its rename is journaled
-            directory = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(directory)
-            finally:
-                os.close(directory)
+        replace_atomically(self.path, body, ".tokens-")
 
     def create(
         self, role: Role, user_ids: list[int], label: str | None = None, rate_limit_per_minute: int | None = None

@@ -43,6 +43,20 @@ class StoreTokenVerifier:
         )
 
 
+OAUTH_CLAIM = "oauth"  # on an AccessToken verified from an OAuth grant rather than the token file
+
+
+def oauth_principal(token: AccessToken) -> Principal:
+    """An OAuth grant acts for its one user, within its scopes, never as an operator; the client
+    names it in the audit trail and holds its own rate limit."""
+    return Principal(
+        name=f"oauth:{token.client_id}",
+        role="user",
+        user_ids=frozenset([int((token.claims or {})["user_id"])]),
+        scopes=frozenset(token.scopes),
+    )
+
+
 class CallerIdentity(Protocol):
     def resolve(self, context: Any) -> Principal | None:
         """The verified principal, or None when the call must be refused as unauthenticated."""
@@ -89,9 +103,11 @@ class BearerTokens:
         if not isinstance(user, AuthenticatedUser):
             return None
         token = user.access_token
-        if not (token.claims or {}).get("active"):
-            return None
         claims = token.claims or {}
+        if claims.get(OAUTH_CLAIM):
+            return oauth_principal(token)
+        if not claims.get("active"):
+            return None
         return Principal(
             name=token.client_id,
             role=token.scopes[0],

@@ -35,6 +35,7 @@ class Call:
     access: Access | None  # what it may touch; None: no user's data (a prompt)
     gated: bool = True  # subject to the user's switches
     writes: bool = False  # subscribers hear of it once it succeeds
+    control: bool = False  # switches, forgetting, deleting, importing: OAuth's memory:control
     log_message: str = "tool call"
     log_fields: Mapping[str, Any] = field(default_factory=dict)  # the surface's own fields, already bounded
 
@@ -75,7 +76,7 @@ class CallPipeline:
             valid = validate(raw)
             user_id = target_user(valid)
             if call.access is not None:
-                authorize(principal, call.access, user_id)
+                authorize(principal, call.access, user_id, call.control)
             with acting_as(CallOrigin(principal.name, call.name, request_id)):
                 service = await self._serving(call, user_id)
                 answer = await work(service, valid, principal)

@@ -24,3 +24,12 @@ class ToolSpec:
     access: Access | None  # None: no user's data (the tool listing)
     # Subject to the user's switches (memory off / paused); the switch tools and deletion are not.
     gated: bool = True
+
+    @property
+    def control(self) -> bool:
+        """Controls the memory rather than writing into it (an OAuth client needs memory:control):
+        deleting, the switches (the writes the switches do not gate) and a wholesale replacement
+        (destructive and not idempotent: an import)."""
+        if self.access is Access.DELETE:
+            return True
+        return self.access is Access.WRITE and (not self.gated or (self.destructive and not self.idempotent))
