@@ -41,17 +41,23 @@ class ConsentApi:
         live = self.api.caller(request, csrf=False)
         if isinstance(live, Response):
             return live
+        _, principal = live
         pending = self._request(request)
         if isinstance(pending, Response):
             return pending
         assert self.server is not None
         client = self.server.client(pending.client_id)
         redirect = urlsplit(pending.redirect_uri)
+        # Per user of this session, what the client holds already: the page marks the rest as new.
+        user_ids = sorted(principal.user_ids) if principal.role == "user" else []
         return JSONResponse(
             {
                 "client_name": (client.client_name if client else None) or pending.client_id,
                 "redirect_origin": f"{redirect.scheme}://{redirect.netloc}",
                 "scopes": pending.scopes,
+                "users": [
+                    {"user_id": u, "held_scopes": self.server.held_scopes(u, pending.client_id)} for u in user_ids
+                ],
             }
         )
 

@@ -15,7 +15,7 @@ from service.auth.oauth.consent import ConsentDesk
 from service.auth.oauth.errors import OAuthError
 from service.auth.oauth.grants import GrantBook
 from service.auth.oauth.records import ClientRecord, CodeRecord, Grant, IssuedTokens, PendingRequest
-from service.auth.oauth.scopes import requested
+from service.auth.oauth.scopes import SUPPORTED, requested
 from service.auth.oauth.store import OAuthStore
 from service.timeutil import format_iso, utc_now
 
@@ -181,6 +181,17 @@ class AuthorizationServer:
             if grant.last_used_at and (row["last_used_at"] is None or grant.last_used_at > row["last_used_at"]):
                 row["last_used_at"] = grant.last_used_at
         return sorted(rows.values(), key=lambda r: r["connected_at"])
+
+    def held_scopes(self, user_id: int, client_id: str) -> list[str]:
+        """What this person already let this client do (its live grants): a new request shows
+        only the rest as new, which is what incremental consent asks the person about."""
+        held = {
+            scope
+            for g in self.store.state().grants.values()
+            if g.user_id == user_id and g.client_id == client_id and g.active
+            for scope in g.scopes
+        }
+        return [s for s in SUPPORTED if s in held]
 
     def revoke_client(self, user_id: int, client_id: str) -> int:
         """End every grant this person gave this client; a client of someone else is unknown (KeyError)."""

@@ -62,6 +62,7 @@ async def test_the_whole_flow_then_a_tool_call_refresh_and_revocation(tmp_path: 
             "client_name": "Test connector",
             "redirect_origin": "http://127.0.0.1:40111",
             "scopes": ["memory:read", "memory:write"],
+            "users": [{"user_id": ALICE, "held_scopes": []}],
         }
         code = await approve(client, request_id, csrf)
         tokens = (await exchange(client, client_id, code)).json()

@@ -102,7 +102,8 @@ async def test_the_sdk_oauth_client_connects_refreshes_and_is_cut_off(settings: 
                 assert (await call.ok("memory_get_profile", {"user_id": ALICE}))["profile"] == {"a": 1}
                 assert person.consents == [
                     {"client_name": "SDK connector", "redirect_origin": "http://127.0.0.1:40123",
-                     "scopes": ["memory:read", "memory:write", "memory:control"]}
+                     "scopes": ["memory:read", "memory:write", "memory:control"],
+                     "users": [{"user_id": ALICE, "held_scopes": []}]}
                 ]  # fmt: skip
                 first = storage.tokens
                 assert first is not None and first.refresh_token
