@@ -120,3 +120,25 @@ export async function historyImport(jobId) {
 export async function cancelHistoryImport(jobId) {
   return request("DELETE", `/history-imports/${encodeURIComponent(jobId)}`, undefined, { needsCsrf: true });
 }
+
+// --- OAuth: a client's consent request and the clients connected to this session's users ---
+
+/** What a client asks for: {client_name, redirect_origin, scopes, users: [{user_id, held_scopes}]}. */
+export async function consentRequest(requestId) {
+  return request("GET", `/oauth/requests/${encodeURIComponent(requestId)}`);
+}
+
+/** Approve (body {user_id}) or deny a consent request; resolves to {redirect}, where the browser goes next. */
+export async function answerConsent(requestId, verdict, body) {
+  return request("POST", `/oauth/requests/${encodeURIComponent(requestId)}/${verdict}`, body ?? {}, { needsCsrf: true });
+}
+
+/** The clients connected to this session's users: [{client_id, client_name, user_id, scopes, connected_at, last_used_at}]. */
+export async function connectedClients() {
+  return (await request("GET", "/oauth/clients")).clients;
+}
+
+/** Disconnect a client: every grant it holds for this session's users ends at its next call. */
+export async function revokeClient(clientId) {
+  return request("POST", `/oauth/clients/${encodeURIComponent(clientId)}/revoke`, {}, { needsCsrf: true });
+}

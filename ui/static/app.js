@@ -8,12 +8,18 @@ import { renderMemories } from "./memories.js";
 import { renderExport } from "./export.js";
 import { renderPlaylist } from "./playlist.js";
 import { renderReview } from "./review.js";
+import { renderConsent } from "./consent.js";
 
 const ROUTES = { "#/overview": renderOverview, "#/playlists": renderPlaylists };
 Object.assign(ROUTES, { "#/profile": renderProfile, "#/memories": renderMemories, "#/export": renderExport });
 ROUTES["#/review"] = renderReview;
 // Routes with a parameter: "#/playlists/<id>" → one playlist's page (its nav entry: Playlists).
-const PARAM_ROUTES = [{ prefix: "#/playlists/", render: renderPlaylist, nav: "#/playlists" }];
+// "#/consent/<id>": an app's authorization request (where /authorize sends the browser); it needs
+// a signed-in session but no chosen user, and belongs to no nav entry.
+const PARAM_ROUTES = [
+  { prefix: "#/playlists/", render: renderPlaylist, nav: "#/playlists" },
+  { prefix: "#/consent/", render: renderConsent, nav: null, anyUser: true },
+];
 function paramRoute(hash) {
   const found = PARAM_ROUTES.find((r) => hash.startsWith(r.prefix) && hash.length > r.prefix.length);
   return found ? { ...found, param: decodeURIComponent(hash.slice(found.prefix.length)) } : null;
@@ -63,6 +69,9 @@ function renderSignIn(openMode) {
     h("p", { class: "muted" }, openMode
       ? "This server runs in open mode (no tokens, loopback only): sign in without a token."
       : "Paste a token the service's operator gave you. It is sent once; the page then keeps a session."),
+    location.hash.startsWith("#/consent/")
+      ? h("p", { "data-testid": "consent-sign-in" }, "An app asks to connect to your memory: sign in to see what it asks for.")
+      : null,
     form));
   busy(false);
   input.focus();
@@ -131,12 +140,13 @@ async function route() {
     busy,
     rerender: route,
     param: withParam ? withParam.param : null,
+    role: session.role, // "user", "operator" or "open": only a user's session connects apps
     uploadLimit: session ? session.history_upload_bytes : null, // the largest history file the server takes
   };
   clearError();
   busy(true);
   try {
-    if (userId === null) {
+    if (userId === null && !(withParam && withParam.anyUser)) {
       replace(main, h("p", { class: "muted" }, "No user has stored memory yet: type a user id above."));
     } else {
       await (withParam ? withParam.render : ROUTES[hash])(view);

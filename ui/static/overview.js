@@ -1,5 +1,6 @@
-// Overview: the kill switch, pause until, counts per kind, the last context block served.
+// Overview: the kill switch, pause until, counts per kind, the last context block served, connected apps.
 import { callTool } from "./api.js";
+import { connectedCard } from "./connected.js";
 import { clearError, h, replace, showError, when } from "./dom.js";
 import { fromPicker, momentPicker } from "./moments.js";
 import { leftOutWords, sectionWords } from "./words.js";
@@ -16,13 +17,15 @@ export async function renderOverview(view) {
   const status = await callTool("memory_status", { user_id: view.userId });
   // detail "full": the last block's diagnostics as fully as they fit (the first page has them).
   const inspected = status.enabled ? await callTool("memory_inspect", { user_id: view.userId, detail: "full" }) : null;
+  const connected = await connectedCard(view);
   if (!view.current()) return;
   replace(view.main,
     h("h1", {}, `Overview of user ${view.userId}`),
     switchCard(view, status),
     pauseCard(view, status),
     status.enabled ? countsCard(inspected.counts) : null,
-    status.enabled ? contextCard(inspected.last_context) : null);
+    status.enabled ? contextCard(inspected.last_context) : null,
+    connected);
 }
 
 /** Run a state-changing tool from a control, then draw the page again from the service's answer. */

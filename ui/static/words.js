@@ -67,3 +67,20 @@ export function sensitiveMark(item) {
       title: "Kept out of sight: the assistant sees it only when you name it" }, "kept out of sight")
     : null;
 }
+
+// What a connected app may do, in words (the OAuth scopes a client asks for).
+const SCOPES = {
+  "memory:read": "Read your memory: taste profile, playlists, memories and plays",
+  "memory:write": "Add to your memory: change the profile, log playlists, memories and plays",
+  "memory:control": "Control your memory: turn it off or pause it, forget, delete everything, import",
+};
+
+/** "memory:write" → a sentence saying what a client holding it may do. */
+export function scopeWords(scope) {
+  return SCOPES[scope] ?? `${scope} (unknown permission)`;
+}
+
+/** "memory:write" → "write": the short name a list of scopes shows. */
+export function scopeShort(scope) {
+  return String(scope).replace(/^memory:/, "");
+}
