@@ -2,8 +2,8 @@
 
 Lists the tools and calls ``memory_get_profile`` (user 1 unless ``--user-id``), sending the token
 (``--token`` or ``MEMORY_TOKEN``) as a bearer token. Prints what it found and exits 0, or prints
-why the check failed (the envelope's error code and message, an HTTP status, a connection error)
-and exits 1. ``.ci/run`` uses it without a token on an open loopback server.
+why the check failed (the envelope's error code and message, an HTTP status, a 401 with what to
+send, a connection error) and exits 1. ``.ci/run`` uses it without a token on an open loopback server.
 """
 
 from __future__ import annotations
@@ -40,7 +40,11 @@ def describe(error: BaseException) -> str:
     status = getattr(response, "status_code", None)
     if status is not None:  # a streamed answer (GET /sse) has no body to read here, only its status
         reason = getattr(response, "reason_phrase", "")
-        return f"HTTP {status} {reason} from {getattr(response.request, 'url', '?')}".replace("  ", " ")
+        said = f"HTTP {status} {reason} from {getattr(response.request, 'url', '?')}".replace("  ", " ")
+        if status == 401:
+            # A server with tokens and OAuth on (the default) answers a call without a token so.
+            said += ": the server requires a token: pass --token or set MEMORY_TOKEN"
+        return said
     return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 

@@ -166,11 +166,12 @@ class Settings(BaseSettings):
     )
 
     oauth: Literal["auto", "on", "off"] = Field(
-        "off",
-        description="OAuth 2.1 for remote MCP clients (an authorization server beside the bearer tokens). "
-        "auto: on whenever tokens are required (a bind beyond loopback, or a token file holding a token at "
-        "start), off in the open loopback mode; on needs a public URL beyond loopback. Off by default until "
-        "the consent page ships.",
+        "auto",
+        description="OAuth 2.1 for remote MCP clients (an authorization server beside the bearer tokens; a "
+        "call without a token is answered 401 with WWW-Authenticate, which starts a client's discovery). "
+        "auto: on whenever tokens are required (a bind beyond loopback with a public URL, or a token file "
+        "holding a token at start), off in the open loopback mode; on needs a public URL beyond loopback; "
+        "off: a call without a token is answered in band (UNAUTHORIZED), as before.",
     )
     public_url: str | None = Field(
         None,

@@ -70,7 +70,7 @@ def serve(
         str | None,
         typer.Option(
             help="auto | on | off: OAuth 2.1 for remote MCP clients; auto = on whenever tokens are required "
-            "(env MEMORY_OAUTH, default off until the consent page ships)"
+            "(env MEMORY_OAUTH, default auto; off answers a tokenless call in band, as before)"
         ),
     ] = None,
     public_url: Annotated[

@@ -30,6 +30,9 @@ INITIALIZE = {
     "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}},
 }
 ACCEPT = {"Accept": "application/json, text/event-stream"}
+# With OAuth on (the default once tokens exist) a tokenless POST is answered 401 before any session
+# (tests/auth/test_default_oauth_challenge.py); with it off, the tools answer it, statelessly.
+IN_BAND = {"MEMORY_OAUTH": "off"}
 
 
 async def test_only_an_active_token_opens_a_streamable_http_session(settings: Settings, tmp_path: Path) -> None:
@@ -37,7 +40,7 @@ async def test_only_an_active_token_opens_a_streamable_http_session(settings: Se
     alice, _ = create_token(token_file, ALICE)
     revoked, revoked_id = create_token(token_file, ALICE)
     revoke_token(token_file, revoked_id)
-    with running_server(settings, tmp_path, transport="streamable-http", extra_env=token_env(token_file)) as server:
+    with running_server(settings, tmp_path, transport="streamable-http", extra_env={**token_env(token_file), **IN_BAND}) as server:
         async with httpx.AsyncClient(timeout=10) as http:
             for headers in (
                 {},

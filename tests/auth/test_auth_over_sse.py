@@ -125,7 +125,10 @@ async def test_calls_without_a_valid_token_are_unauthorized(
 ) -> None:
     alice, _ = create_token(token_file, ALICE, label="alice's assistant")
     forged = alice[:-4] + ("AAAA" if not alice.endswith("AAAA") else "BBBB")  # right id, wrong secret
-    with running_server(settings, tmp_path, extra_env=token_env(token_file)) as server:
+    # OAuth off: a call without a token is answered in band (with it on, the default, it is a 401
+    # that starts discovery: tests/auth/test_default_oauth_challenge.py).
+    env = {**token_env(token_file), "MEMORY_OAUTH": "off"}
+    with running_server(settings, tmp_path, extra_env=env) as server:
         for token in (None, "not-a-token", "tm_000000000000_" + "x" * 43, forged):
             async with sse_session(server, token) as call:
                 for tool in sorted(ALL_TOOLS):

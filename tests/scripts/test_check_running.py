@@ -1,8 +1,9 @@
 """``scripts/check_running.py`` against real servers, run as .ci/run and an operator run it.
 
 Without a token on an open loopback server it succeeds (what .ci/run does); on a server with
-tokens it says UNAUTHORIZED without one, FORBIDDEN for a user the token does not cover, and
-succeeds with ``--token`` or ``MEMORY_TOKEN``; a wrong path or nothing listening is named too.
+tokens it says HTTP 401 and what to send without one, UNAUTHORIZED for a wrong one, FORBIDDEN for
+a user the token does not cover, and succeeds with ``--token`` or ``MEMORY_TOKEN``; a wrong path
+or nothing listening is named too.
 """
 
 from __future__ import annotations
@@ -56,11 +57,13 @@ def test_a_server_with_tokens_says_why_and_takes_a_token(tmp_path: Path) -> None
         with_flag = check_running(server.sse_url, "--token", token)
         from_env = check_running(server.sse_url, env={"MEMORY_TOKEN": token})
 
-    for refused, code in ((without, "UNAUTHORIZED"), (wrong, "UNAUTHORIZED"), (other_user, "FORBIDDEN")):
+    for refused, code in ((wrong, "UNAUTHORIZED"), (other_user, "FORBIDDEN")):
         assert refused.returncode == 1, refused
         assert f"check failed: memory_get_profile -> {code}: " in refused.stderr, refused.stderr
         assert "Traceback" not in refused.stderr
-    assert "bearer token" in without.stderr  # the envelope's message: what to send
+    # No token: OAuth's 401 (on by default once tokens exist), and what to send.
+    assert without.returncode == 1 and "Traceback" not in without.stderr, without
+    assert "HTTP 401" in without.stderr and "pass --token or set MEMORY_TOKEN" in without.stderr, without.stderr
     for accepted in (with_flag, from_env):
         assert accepted.returncode == 0, accepted.stderr
         assert "success=True" in accepted.stdout

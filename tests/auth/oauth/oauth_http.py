@@ -103,7 +103,7 @@ class McpSession:
     next_id: int = 1
 
     async def post(self, message: dict[str, Any]) -> httpx.Response:
-        headers = {**ACCEPT, "Authorization": f"Bearer {self.token}"}
+        headers = {**ACCEPT, **({"Authorization": f"Bearer {self.token}"} if self.token else {})}
         if self.session_id:
             headers["Mcp-Session-Id"] = self.session_id
         return await self.client.post("/mcp", json=message, headers=headers)

@@ -22,7 +22,9 @@ def test_auto_is_on_exactly_when_tokens_are_required() -> None:
     # Beyond loopback without a public URL there is no issuer to name.
     assert not Settings(oauth="auto", host="0.0.0.0").oauth_enabled(True)
     assert not Settings(oauth="on", transport="stdio").oauth_enabled(True)
-    assert not Settings().oauth_enabled(True)  # off until the consent page ships
+    assert Settings().oauth == "auto"  # on by default whenever tokens are required
+    assert Settings().oauth_enabled(True) and not Settings().oauth_enabled(False)
+    assert not Settings(oauth="off").oauth_enabled(True)
 
 
 @pytest.mark.parametrize(

@@ -67,7 +67,8 @@ async def test_a_user_token_reads_another_users_resource_as_a_missing_one(settin
     alice, _ = create_token(tokens, ALICE)
     bob, _ = create_token(tokens, BOB)
     operator, _ = create_token(tokens, role="operator")
-    with running_server(settings, tmp_path, extra_env=token_env(tokens)) as server:
+    # OAuth off: a tokenless read is refused in band (with it on, the default, by a 401 first).
+    with running_server(settings, tmp_path, extra_env={**token_env(tokens), "MEMORY_OAUTH": "off"}) as server:
         async with sse(server, bob) as call:
             await seed(call, BOB)
         async with sse(server, alice) as call:
