@@ -1,6 +1,6 @@
 """The MCP Python SDK's own OAuth client against a served subprocess: discovery from the 401,
 registration, authorization with the consent answered on the page API by a signed-in user token
-(the browser's part, until the consent view ships), code exchange, tool calls, a refresh when the
+(the browser's part without a browser: test_oauth_browser.py drives the view), code exchange, tool calls, a refresh when the
 access token has run out, and revocation: the old token is refused and the client is sent back
 to consent, which the person now denies."""
 
