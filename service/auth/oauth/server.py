@@ -176,7 +176,7 @@ class AuthorizationServer:
                 {"client_id": grant.client_id, "client_name": client.client_name if client else None,
                  "scopes": [], "connected_at": grant.created_at, "last_used_at": None},
             )  # fmt: skip
-            row["scopes"] = sorted(set(row["scopes"]) | set(grant.scopes))
+            row["scopes"] = [s for s in SUPPORTED if s in row["scopes"] or s in grant.scopes]  # read, write, control
             row["connected_at"] = min(row["connected_at"], grant.created_at)
             if grant.last_used_at and (row["last_used_at"] is None or grant.last_used_at > row["last_used_at"]):
                 row["last_used_at"] = grant.last_used_at

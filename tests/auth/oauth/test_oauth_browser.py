@@ -51,7 +51,7 @@ class Person:
         self._arrived: asyncio.Future[str] | None = None
 
     async def start(self) -> None:
-        await self.context.route(APP_ORIGIN + "/**", self._at_the_app)
+        await self.context.route(lambda url: url.startswith(APP_ORIGIN + "/"), self._at_the_app)
 
     async def _at_the_app(self, route: Any) -> None:
         if self._arrived is not None and not self._arrived.done():
@@ -150,6 +150,7 @@ async def test_a_person_connects_an_sdk_client_in_the_browser_then_disconnects_i
                     assert len(person.shown) == 1  # refreshed, not asked again
 
             await disconnect_on_the_page(person, server)
+            assert storage.tokens is not None
             async with httpx.AsyncClient() as plain:
                 stale = await plain.post(
                     server.mcp_url, json={}, headers={"Authorization": f"Bearer {storage.tokens.access_token}"}
