@@ -40,7 +40,9 @@ async def test_only_an_active_token_opens_a_streamable_http_session(settings: Se
     alice, _ = create_token(token_file, ALICE)
     revoked, revoked_id = create_token(token_file, ALICE)
     revoke_token(token_file, revoked_id)
-    with running_server(settings, tmp_path, transport="streamable-http", extra_env={**token_env(token_file), **IN_BAND}) as server:
+    with running_server(
+        settings, tmp_path, transport="streamable-http", extra_env={**token_env(token_file), **IN_BAND}
+    ) as server:
         async with httpx.AsyncClient(timeout=10) as http:
             for headers in (
                 {},

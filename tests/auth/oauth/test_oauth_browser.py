@@ -140,7 +140,9 @@ async def test_a_person_connects_an_sdk_client_in_the_browser_then_disconnects_i
                     await call.ok("memory_update_profile", {"user_id": ALICE, "patch": {"a": 1}, "reason": "app"})
                     [shown] = person.shown
                     assert shown["client"] == "Browser connector" and shown["origin"] == APP_ORIGIN
-                    assert shown["scopes"] == ALL_SCOPES and all(w.startswith(("Read", "Add", "Control")) for w in shown["words"])
+                    assert shown["scopes"] == ALL_SCOPES and all(
+                        w.startswith(("Read", "Add", "Control")) for w in shown["words"]
+                    )
                     first = storage.tokens
                     assert first is not None and first.refresh_token
 
@@ -163,7 +165,9 @@ async def test_a_person_connects_an_sdk_client_in_the_browser_then_disconnects_i
                 async with create_mcp_http_client(auth=auth) as http:
                     transport = streamable_http_client(server.mcp_url, http_client=http)
                     async with Client(transport, cache=None, read_timeout_seconds=CALL_TIMEOUT) as client:  # type: ignore[arg-type]
-                        await client.call_tool("memory_update_profile", {"user_id": ALICE, "patch": {"b": 2}, "reason": "x"})
+                        await client.call_tool(
+                            "memory_update_profile", {"user_id": ALICE, "patch": {"b": 2}, "reason": "x"}
+                        )
             assert any("access_denied" in str(e) for e in leaves(failed.value)), failed.value
             assert len(person.shown) == 2 and person.returned[-1]["error"] == ["access_denied"]
             assert all(not errors.unexpected() for errors in person.errors), [e.messages for e in person.errors]
