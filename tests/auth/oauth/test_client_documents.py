@@ -49,7 +49,10 @@ class Documents:
                 if status == 302:
                     self.send_header("Location", "/elsewhere")
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the server stopped reading: too slow or too large, as some tests intend
 
             def log_message(self, *args: object) -> None:
                 pass
@@ -156,6 +159,28 @@ async def test_an_origin_not_listed_is_never_fetched(tmp_path: Path) -> None:
             assert answer.status_code == 400 and "register the client" in answer.json()["error_description"]
         assert docs.hits == []
     assert kept_clients(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    ("spelling", "reason"),
+    [
+        ("{origin}/", "has a path"),
+        ("http://user:pw@{host}/clients/doc.json", "no credentials"),
+        ("{origin}/clients/doc.json#x", "no credentials or fragment"),
+        ("{origin}/clients/../clients/doc.json", "no dot segments"),
+        ("http://memory-test.invalid/clients/doc.json", "must be https"),  # http beyond loopback
+    ],
+)
+async def test_a_client_id_url_that_hides_something_is_refused_unfetched(
+    tmp_path: Path, spelling: str, reason: str
+) -> None:
+    with documents() as docs:
+        docs.client("/clients/doc.json")
+        url = spelling.format(origin=docs.origin, host=docs.origin.split("//", 1)[1])
+        async with serving(oauth_settings(tmp_path, oauth_client_metadata_origins=[docs.origin])) as client:
+            answer = await client.get("/authorize", params=authorize_params(url))
+            assert answer.status_code == 400 and reason in answer.json()["error_description"], answer.text
+        assert docs.hits == []
 
 
 async def test_a_redirect_the_document_does_not_list_is_refused_before_consent(tmp_path: Path) -> None:

@@ -120,7 +120,10 @@ if (client) {
     provider.stored.tokens = { ...before, access_token: "tma_expired" };
     const result = await read();
     const after = provider.stored.tokens;
-    return { result, rotated: after.refresh_token !== before.refresh_token, fresh: after.access_token !== before.access_token };
+    return {
+      result, rotated: after.refresh_token !== before.refresh_token, fresh: after.access_token !== before.access_token,
+      authorizations: summary.authorizations.length,
+    };
   });
 
   // 3. Revocation (RFC 7009) of the refresh token ends the grant: the access token is refused at
