@@ -76,7 +76,10 @@ def oauth_routes(host: OAuthHost) -> list[BaseRoute]:
     # Registration names no scope limit: what a grant may do is decided at consent.
     registration = ClientRegistrationOptions(enabled=True, valid_scopes=list(SUPPORTED), default_scopes=list(SUPPORTED))
     sdk_routes = create_auth_routes(
-        host.provider, issuer, client_registration_options=registration, revocation_options=RevocationOptions(enabled=True)
+        host.provider,
+        issuer,
+        client_registration_options=registration,
+        revocation_options=RevocationOptions(enabled=True),
     )
     documents = host.provider.documents
     routes: list[BaseRoute] = []
