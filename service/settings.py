@@ -185,6 +185,12 @@ class Settings(BaseSettings):
     oauth_refresh_token_days: int = Field(
         30, ge=1, le=365, description="OAuth: a refresh token's lifetime in days (each refresh replaces it)."
     )
+    oauth_client_metadata_origins: Annotated[list[str], NoDecode] = Field(
+        [],
+        description="OAuth: origins whose Client ID Metadata Documents are fetched, comma-separated (e.g. "
+        "'https://claude.ai,https://vscode.dev'): a client whose client_id is an https URL there needs no "
+        "registration. Empty: only registered clients (http is accepted on loopback only, for tests).",
+    )
 
     @field_validator("public_url", mode="before")
     @classmethod
@@ -204,6 +210,22 @@ class Settings(BaseSettings):
     @classmethod
     def _comma_separated(cls, value: object) -> object:
         return _split(value)
+
+    @field_validator("oauth_client_metadata_origins", mode="before")
+    @classmethod
+    def _client_metadata_origins(cls, value: object) -> object:
+        value = _split(value)
+        if not isinstance(value, list):
+            return value
+        origins = []
+        for origin in value:
+            parts = urlsplit(str(origin).strip().lower())
+            if parts.scheme not in ("http", "https") or not parts.netloc or parts.path not in ("", "/"):
+                raise ValueError(f"{origin!r} is not an origin like https://client.example.com")
+            if parts.scheme == "http" and parts.hostname not in (*LOOPBACK_HOSTS, "[::1]"):
+                raise ValueError(f"{origin!r}: a client metadata origin must be https beyond loopback")
+            origins.append(f"{parts.scheme}://{parts.netloc}")
+        return origins
 
     @field_validator("toolsets", mode="before")
     @classmethod

@@ -16,6 +16,8 @@ from mcp.server.auth.provider import (
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from pydantic import AnyUrl
 
+from host.oauth.client_documents import ClientDocuments
+from service.auth.oauth.client_documents import is_document_url
 from service.auth.oauth.errors import OAuthError
 from service.auth.oauth.records import IssuedTokens
 from service.auth.oauth.server import AuthorizationServer
@@ -37,11 +39,21 @@ def _token_error(exc: OAuthError) -> TokenError:
 
 
 class DomainProvider:
-    def __init__(self, server: AuthorizationServer, consent_url: str) -> None:
+    def __init__(self, server: AuthorizationServer, consent_url: str, documents: ClientDocuments | None = None) -> None:
         self.server = server
         self.consent_url = consent_url  # the memory page's consent view; the request id is appended
+        self.documents = documents  # None: no origin is listed, a URL names no client
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        if is_document_url(client_id):
+            # Always the document (or its cached copy), never the kept record: a delisted origin
+            # or a withdrawn document ends the client at once.
+            if self.documents is None:
+                return None
+            try:
+                return await self.documents.resolve(client_id)
+            except OAuthError:
+                return None
         record = self.server.client(client_id)
         return OAuthClientInformationFull.model_validate(record.metadata) if record is not None else None
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mcp.server.auth.handlers.metadata import ProtectedResourceMetadataHandler
+from mcp.server.auth.handlers.metadata import MetadataHandler, ProtectedResourceMetadataHandler
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.routes import (
+    AUTHORIZATION_PATH,
     REVOCATION_PATH,
     cors_middleware,
     create_auth_routes,
@@ -19,6 +20,8 @@ from mcp.shared.auth import ProtectedResourceMetadata
 from pydantic import AnyHttpUrl
 from starlette.routing import BaseRoute, Route
 
+from host.oauth.authorize import DocumentClients, IssuerOnRedirects, server_metadata
+from host.oauth.client_documents import ClientDocuments
 from host.oauth.provider import DomainProvider
 from host.oauth.revoke import revocation_endpoint
 from service.auth.oauth.grants import ACCESS
@@ -29,6 +32,7 @@ from service.settings import Settings
 from tools.calls.identity import StoreTokenVerifier
 
 PRM_PATH = "/.well-known/oauth-protected-resource"
+SERVER_METADATA_PATH = "/.well-known/oauth-authorization-server"
 CONSENT_VIEW = "/ui/#/consent/"
 
 
@@ -54,8 +58,11 @@ def oauth_host(settings: Settings, base_url: str) -> OAuthHost:
         audience,
         access_ttl_s=settings.oauth_access_token_minutes * 60,
         refresh_ttl_s=settings.oauth_refresh_token_days * 86400,
+        issuer=base_url,
     )
-    return OAuthHost(server, DomainProvider(server, base_url + CONSENT_VIEW), base_url, resource)
+    origins = settings.oauth_client_metadata_origins
+    documents = ClientDocuments(server, origins) if origins else None
+    return OAuthHost(server, DomainProvider(server, base_url + CONSENT_VIEW, documents), base_url, resource)
 
 
 def _url(url: str) -> AnyHttpUrl:
@@ -66,16 +73,25 @@ def _url(url: str) -> AnyHttpUrl:
 
 def oauth_routes(host: OAuthHost) -> list[BaseRoute]:
     issuer = _url(host.issuer)
+    # Registration names no scope limit: what a grant may do is decided at consent.
+    registration = ClientRegistrationOptions(enabled=True, valid_scopes=list(SUPPORTED), default_scopes=list(SUPPORTED))
     sdk_routes = create_auth_routes(
         host.provider,
         issuer,
-        # Registration names no scope limit: what a grant may do is decided at consent.
-        client_registration_options=ClientRegistrationOptions(
-            enabled=True, valid_scopes=list(SUPPORTED), default_scopes=list(SUPPORTED)
-        ),
+        client_registration_options=registration,
         revocation_options=RevocationOptions(enabled=True),
     )
-    routes: list[BaseRoute] = [r for r in sdk_routes if r.path != REVOCATION_PATH]
+    documents = host.provider.documents
+    routes: list[BaseRoute] = []
+    for route in sdk_routes:
+        if route.path == AUTHORIZATION_PATH:
+            answering = IssuerOnRedirects(route.app, host.issuer, host.provider.consent_url)
+            routes.append(Route(route.path, DocumentClients(answering, documents), methods=["GET", "POST"]))
+        elif route.path == SERVER_METADATA_PATH:
+            handler = MetadataHandler(server_metadata(issuer, registration, documents)).handle
+            routes.append(Route(route.path, cors_middleware(handler, ["GET", "OPTIONS"]), methods=["GET", "OPTIONS"]))
+        elif route.path != REVOCATION_PATH:
+            routes.append(route)
     routes.append(
         Route(
             REVOCATION_PATH,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from service.auth.oauth.checks import pkce_matches, redirect_registered
@@ -15,6 +15,7 @@ from service.auth.oauth.consent import ConsentDesk
 from service.auth.oauth.errors import OAuthError
 from service.auth.oauth.grants import GrantBook
 from service.auth.oauth.records import ClientRecord, CodeRecord, Grant, IssuedTokens, PendingRequest
+from service.auth.oauth.responses import authorization_response
 from service.auth.oauth.scopes import SUPPORTED, requested
 from service.auth.oauth.store import OAuthStore
 from service.timeutil import format_iso, utc_now
@@ -41,9 +42,11 @@ class AuthorizationServer:
         access_ttl_s: float = 3600,
         refresh_ttl_s: float = 30 * 86400,
         clock: Callable[[], float] = time.time,
+        issuer: str | None = None,
     ) -> None:
         self.store = store
         self.audience = audience
+        self.issuer = issuer  # named in every authorization response (RFC 9207) when set
         self.desk = ConsentDesk(clock)
         self.grants = GrantBook(store, clock, access_ttl_s, refresh_ttl_s)
 
@@ -71,6 +74,22 @@ class AuthorizationServer:
 
     def client(self, client_id: str) -> ClientRecord | None:
         return self.store.state().clients.get(client_id)
+
+    def remember_client(self, record: ClientRecord) -> ClientRecord:
+        """A client that described itself (a metadata document), kept like a registered one so the
+        consent and the connected clients can name it; written only when its description changed."""
+        known = self.client(record.client_id)
+        if known is not None and (known.client_name, known.redirect_uris, known.metadata) == (
+            record.client_name,
+            record.redirect_uris,
+            record.metadata,
+        ):
+            return known
+        with self.store.changing() as state:
+            first = state.clients.get(record.client_id)
+            kept = replace(record, created_at=first.created_at) if first is not None else record
+            state.clients[record.client_id] = kept
+        return kept
 
     # --- consent ---------------------------------------------------------------------------
 
@@ -108,6 +127,11 @@ class AuthorizationServer:
 
     def deny(self, request_id: str) -> PendingRequest:
         return self.desk.close(request_id)
+
+    def response_to(self, request: PendingRequest, **params: str) -> str:
+        """Where the browser goes back to the client: its redirect URI with ``params``, the state
+        it sent and this server's issuer."""
+        return authorization_response(request, self.issuer, **params)
 
     # --- tokens ----------------------------------------------------------------------------
 

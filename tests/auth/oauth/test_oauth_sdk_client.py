@@ -72,7 +72,9 @@ class Person:
             )
             assert answered.status_code == 200, answered.text
             query = parse_qs(urlsplit(answered.json()["redirect"]).query)
-        self.answer = AuthorizationCodeResult(code=query.get("code", [""])[0], state=query["state"][0])
+        self.answer = AuthorizationCodeResult(
+            code=query.get("code", [""])[0], state=query["state"][0], iss=query.get("iss", [None])[0]
+        )
 
     async def callback(self) -> AuthorizationCodeResult:
         assert self.answer is not None

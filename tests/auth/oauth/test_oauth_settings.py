@@ -39,3 +39,11 @@ def test_auto_is_on_exactly_when_tokens_are_required() -> None:
 def test_settings_that_could_not_name_a_sound_issuer_are_refused(overrides: dict[str, str]) -> None:
     with pytest.raises(ValidationError):
         Settings(**overrides)  # type: ignore[arg-type]
+
+
+def test_client_metadata_origins_are_origins_and_https_beyond_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORY_OAUTH_CLIENT_METADATA_ORIGINS", "https://Claude.ai, http://127.0.0.1:9000/")
+    assert Settings().oauth_client_metadata_origins == ["https://claude.ai", "http://127.0.0.1:9000"]
+    for refused in ("http://claude.ai", "https://claude.ai/clients", "claude.ai"):
+        with pytest.raises(ValidationError):
+            Settings(oauth_client_metadata_origins=refused)  # type: ignore[arg-type]
