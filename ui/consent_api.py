@@ -8,7 +8,7 @@ its redirect URI with the code (or ``access_denied``) and the state it sent.
 
 from __future__ import annotations
 
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -19,13 +19,6 @@ from ui.api import UiApi
 from ui.security import BodyTooLarge, error_response, parse_json
 
 GONE = "no such authorization request: it expired, was answered already, or never existed"
-
-
-def _back_to_client(request: PendingRequest, **params: str) -> str:
-    parts = urlsplit(request.redirect_uri)
-    extra = {**params, **({"state": request.state} if request.state is not None else {})}
-    query = "&".join(q for q in (parts.query, urlencode(extra)) if q)
-    return urlunsplit(parts._replace(query=query))
 
 
 class ConsentApi:
@@ -88,7 +81,7 @@ class ConsentApi:
             return pending
         assert self.server is not None
         answered, code = self.server.approve(pending.request_id, asked)
-        return JSONResponse({"redirect": _back_to_client(answered, code=code)})
+        return JSONResponse({"redirect": self.server.response_to(answered, code=code)})
 
     async def deny(self, request: Request) -> Response:
         live = self.api.caller(request)
@@ -99,7 +92,11 @@ class ConsentApi:
         assert self.server is not None
         answered = self.server.deny(pending.request_id)
         return JSONResponse(
-            {"redirect": _back_to_client(answered, error="access_denied", error_description="the person declined")}
+            {
+                "redirect": self.server.response_to(
+                    answered, error="access_denied", error_description="the person declined"
+                )
+            }
         )
 
     async def clients(self, request: Request) -> Response:

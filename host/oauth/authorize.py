@@ -28,6 +28,7 @@ def server_metadata(
     metadata = build_metadata(issuer, None, registration, RevocationOptions(enabled=True))
     metadata.token_endpoint_auth_methods_supported = ["none"]
     metadata.revocation_endpoint_auth_methods_supported = ["none"]
+    metadata.authorization_response_iss_parameter_supported = True
     if documents is not None:
         metadata.client_id_metadata_document_supported = True
     return metadata

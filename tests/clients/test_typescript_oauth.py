@@ -99,12 +99,14 @@ async def test_the_typescript_sdk_oauth_client(settings: Settings, tmp_path: Pat
 
     connected = summary["connect"]
     assert connected.get("error") is None and connected.get("client_id"), summary
+    assert connected["iss"] == server.base_url
     assert connected["state_matches"] is True and connected["scope"].split() == ALL_SCOPES, connected
     assert shown == [
         {
             "client_name": "TypeScript SDK connector",
             "redirect_origin": shown[0]["redirect_origin"],
             "scopes": ALL_SCOPES,
+            "users": [{"user_id": ALICE, "held_scopes": []}],
         }
     ]
     assert shown[0]["redirect_origin"].startswith("http://127.0.0.1:")

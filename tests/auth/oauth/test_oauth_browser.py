@@ -91,7 +91,7 @@ class Person:
         self.returned.append(query)
         if "error" in query:  # what a real client does with a refusal on its redirect
             raise OAuthFlowError(f"authorization refused: {query['error'][0]}")
-        return AuthorizationCodeResult(code=query["code"][0], state=query["state"][0])
+        return AuthorizationCodeResult(code=query["code"][0], state=query["state"][0], iss=query.get("iss", [None])[0])
 
 
 def connector(server: ServerProcess, person: Person, storage: MemoryStorage) -> OAuthClientProvider:
